@@ -1,0 +1,17 @@
+"""Shared test fixtures: where ../shared is, and a clear skip where it is absent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    """The ../shared folder beside the checkout; tests that need it skip with the reason when it is absent."""
+    if not SHARED.is_dir():
+        pytest.skip(f"../shared not found at {SHARED}: the test sets and real photos live there")
+    return SHARED
