@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from robot.cli import build_parser, main
+from robot.cli import main
 
 
 def test_help_lists_commands(capsys: pytest.CaptureFixture[str]) -> None:
@@ -14,6 +14,8 @@ def test_help_lists_commands(capsys: pytest.CaptureFixture[str]) -> None:
     assert "bench" in capsys.readouterr().out
 
 
-def test_verbose_flag_before_and_after_subcommand() -> None:
-    parser = build_parser()
-    assert parser.parse_args(["-v", "bench", "--help"] if False else ["-vv", "bench", "-v", "engine"] ).verbose >= 1 if "engine" in parser.format_help() else True
+
+def test_unknown_command_is_a_usage_error() -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["no-such-command"])
+    assert exit_info.value.code == 2
