@@ -1,0 +1,76 @@
+"""What each hole shows: the Lab pixels of a ring inside every hole, split into angular sectors.
+
+A disc resting in its slot fills the hole face-on, right up to the rim, so every sector of the ring shows
+the same colour. What is seen through an empty hole (a wall, a table, a loose disc lying behind the
+board as a crescent) rarely does. The ring leaves out the centre so ring-shaped discs read like full ones,
+and stops short of the rim so a slightly wrong corner or the hole wall seen at an angle does not leak in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.geometry import rectify
+
+PITCH_PX = 40
+RING_INNER = 0.10
+RING_OUTER = 0.22
+SECTOR_COUNT = 8
+LIGHTNESS_WEIGHT = 0.5
+
+
+@dataclass(frozen=True)
+class HoleSamples:
+    """Ring pixels of every hole in weighted Lab (lightness halved), holes in grid order, row 0 at the BOTTOM.
+
+    `pixels` is (rows * cols, n, 3); `sector` is (n,) the angular sector of each ring pixel;
+    `face` is (3,) the board face's median colour, seen between the holes.
+    """
+
+    shape: tuple[int, int]
+    pixels: np.ndarray
+    sector: np.ndarray
+    face: np.ndarray
+
+
+def _ring_mask(pitch_px: int) -> tuple[np.ndarray, np.ndarray]:
+    """Flat indices of the ring pixels inside one pitch x pitch cell, and their sector numbers."""
+    centre = (pitch_px - 1) / 2
+    y, x = np.mgrid[0:pitch_px, 0:pitch_px].astype(np.float64)
+    radius = np.hypot(x - centre, y - centre) / pitch_px
+    inside = (radius >= RING_INNER) & (radius <= RING_OUTER)
+    angle = np.arctan2(y - centre, x - centre)
+    sector = ((angle + np.pi) / (2 * np.pi) * SECTOR_COUNT).astype(int) % SECTOR_COUNT
+    return np.flatnonzero(inside), sector[inside]
+
+
+RING_INDEX, RING_SECTOR = _ring_mask(PITCH_PX)
+
+
+def to_weighted_lab(bgr: np.ndarray) -> np.ndarray:
+    """Lab with L in 0..100 scaled by LIGHTNESS_WEIGHT, so shading counts less than a change of hue."""
+    lab = cv2.cvtColor(bgr.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+    lab[..., 0] *= LIGHTNESS_WEIGHT
+    return lab
+
+
+def from_weighted_lab_to_bgr(weighted_lab: np.ndarray) -> np.ndarray:
+    """Inverse of `to_weighted_lab` for a few colours, (..., 3) -> uint8 BGR."""
+    lab = np.array(weighted_lab, dtype=np.float32).reshape(-1, 1, 3)
+    lab[..., 0] /= LIGHTNESS_WEIGHT
+    bgr = cv2.cvtColor(lab, cv2.COLOR_Lab2BGR) * 255.0
+    return np.clip(np.rint(bgr), 0, 255).astype(np.uint8).reshape(np.shape(weighted_lab))
+
+
+def sample_holes(image_bgr: np.ndarray, corners_px: np.ndarray, shape: tuple[int, int]) -> HoleSamples:
+    """Rectify the board and collect the ring pixels of every hole and the colour of the board face."""
+    rows, cols = shape
+    lab = to_weighted_lab(rectify(image_bgr, corners_px, shape, PITCH_PX))
+    cells = lab.reshape(rows, PITCH_PX, cols, PITCH_PX, 3).transpose(0, 2, 1, 3, 4)
+    cells = cells[::-1].reshape(rows * cols, PITCH_PX * PITCH_PX, 3)
+    between = lab[PITCH_PX::PITCH_PX, PITCH_PX::PITCH_PX]
+    face = np.median(between.reshape(-1, 3), axis=0)
+    return HoleSamples(shape=(rows, cols), pixels=cells[:, RING_INDEX], sector=RING_SECTOR, face=face)

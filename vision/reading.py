@@ -1,0 +1,130 @@
+"""`vision.read`: one frame in, the board it shows out (grid, colour names, confidence, corners, timing).
+
+Pipeline: find the hole lattice (or take calibrated corners and refine them to the real holes), rectify
+the board, sample a ring in every hole, learn or apply the two disc colours, and pick the most likely
+legal board (vision.classify). Whatever looked wrong is reported in `problems`, never hidden.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from vision.classify import classify
+from vision.colour_names import LETTERS, colour_letters
+from vision.geometry import check_corners, check_shape, hole_centres_px
+from vision.hole_samples import sample_holes, to_weighted_lab
+from vision.localise import BoardNotFoundError, locate_board, refine_corners
+
+UNKNOWN_COLOUR = "?"
+
+
+@dataclass(frozen=True)
+class BoardReading:
+    """What one frame shows.
+
+    grid: np.int8 (rows, cols), row 0 at the BOTTOM, 0 empty, 1 and 2 the two disc colours.
+    colour_names: letters of value 1 and value 2 ("?" for a colour not on the board and not calibrated).
+    confidence: (rows, cols) 0..1, how sure each cell is. corners: (4, 2) px, centres of the tl, tr, br, bl
+    holes (None when the board was not found). hole_centres_px: (rows, cols, 2), row 0 at the bottom.
+    colours_bgr: the disc colours used, value 1 first (what calibration stores). problems: plain sentences.
+    """
+
+    grid: np.ndarray
+    colour_names: tuple[str, str]
+    confidence: np.ndarray
+    corners: np.ndarray | None
+    elapsed_s: float
+    problems: list[str] = field(default_factory=list)
+    hole_centres_px: np.ndarray | None = None
+    colours_bgr: tuple[tuple[int, int, int], ...] = ()
+
+    @property
+    def is_board_found(self) -> bool:
+        return self.corners is not None
+
+
+def _check_image(image_bgr: np.ndarray) -> np.ndarray:
+    image = np.asarray(image_bgr)
+    if image.ndim != 3 or image.shape[2] != 3 or image.shape[0] < 16 or image.shape[1] < 16:
+        raise ValueError(f"image of shape {image.shape} is not a BGR colour frame: give an (H, W, 3) array")
+    if image.dtype != np.uint8:
+        image = np.clip(image, 0, 255).astype(np.uint8)
+    return image
+
+
+def _reference_colours(colours: Sequence[Sequence[float]] | None) -> tuple[np.ndarray, ...] | None:
+    """Calibrated disc colours (BGR triples, value 1 first) as weighted Lab."""
+    if colours is None:
+        return None
+    bgr = np.asarray(colours, dtype=np.float64)
+    if bgr.shape != (2, 3) or not np.all((bgr >= 0) & (bgr <= 255)):
+        raise ValueError(f"colours must be two BGR triples 0..255 (value 1 first), got {np.asarray(colours).tolist()}")
+    lab = to_weighted_lab(bgr[None].astype(np.uint8))[0]
+    return (lab[0], lab[1])
+
+
+def _bgr_triple(weighted_lab: np.ndarray) -> tuple[int, int, int]:
+    from vision.hole_samples import from_weighted_lab_to_bgr
+
+    return tuple(int(v) for v in from_weighted_lab_to_bgr(weighted_lab))  # type: ignore[return-value]
+
+
+def read(
+    image_bgr: np.ndarray,
+    shape: tuple[int, int] = (6, 7),
+    corners: np.ndarray | Sequence[Sequence[float]] | None = None,
+    colours: Sequence[Sequence[float]] | None = None,
+) -> BoardReading:
+    """Read the board in a BGR frame.
+
+    corners: centres of the tl, tr, br, bl holes in px (from calibration); refined to the real holes.
+    None finds the board automatically. colours: two calibrated disc colours as BGR triples, value 1
+    first; None learns them from the frame (then value 1 is the colour with more discs).
+    Raises ValueError for a bad image, shape, corners or colours. A board that cannot be found is not
+    an error: the reading has corners None, an all-empty grid, zero confidence and a problem sentence.
+    """
+    started = time.perf_counter()
+    image = _check_image(image_bgr)
+    rows, cols = check_shape(shape)
+    reference = _reference_colours(colours)
+    problems: list[str] = []
+    try:
+        if corners is None:
+            found = locate_board(image, (rows, cols))
+        else:
+            found = refine_corners(image, check_corners(corners), (rows, cols))
+    except BoardNotFoundError as error:
+        return BoardReading(
+            grid=np.zeros((rows, cols), dtype=np.int8),
+            colour_names=(UNKNOWN_COLOUR, UNKNOWN_COLOUR),
+            confidence=np.zeros((rows, cols)),
+            corners=None,
+            elapsed_s=time.perf_counter() - started,
+            problems=[str(error)],
+        )
+    samples = sample_holes(image, found, (rows, cols))
+    result = classify(samples, reference)
+    grid, disc_colours = result.grid, result.colours
+    if reference is not None:
+        names = colour_letters(list(reference))
+    else:
+        names = colour_letters(list(disc_colours)) if disc_colours else ()
+        if len(names) == 2 and (grid == 1).sum() == (grid == 2).sum() and LETTERS.index(names[1]) < LETTERS.index(names[0]):
+            grid = np.where(grid == 0, 0, 3 - grid).astype(np.int8)
+            names, disc_colours = names[::-1], disc_colours[::-1]
+    names = tuple(names) + (UNKNOWN_COLOUR,) * (2 - len(names))
+    problems += result.problems
+    return BoardReading(
+        grid=grid,
+        colour_names=names,  # type: ignore[arg-type]
+        confidence=result.confidence,
+        corners=found,
+        elapsed_s=time.perf_counter() - started,
+        problems=problems,
+        hole_centres_px=hole_centres_px(found, (rows, cols)),
+        colours_bgr=tuple(_bgr_triple(colour) for colour in disc_colours),
+    )
