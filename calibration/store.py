@@ -12,10 +12,10 @@ Layout (units in the key names; mm and degrees in the file, metres and radians i
     schema_version = 1
     [camera]   image_size_px = [w, h], camera_matrix = 3x3, distortion = [k1, k2, p1, p2, k3, ...],
                reprojection_error_px
-    [board]    rows, cols, corners_px = [[x, y] x4] (centres of the tl, tr, br, bl holes),
-               optional rvec_rad = [3], tvec_mm = [3] (board pose in the camera frame)
+    [board]    rows, cols, column_pitch_mm, row_pitch_mm, corners_px = [[x, y] x4] (centres of the
+               tl, tr, br, bl holes), optional rvec_rad = [3], tvec_mm = [3] (board pose in the camera frame)
     [colours]  robot = "R", person = "Y", robot_bgr = [b, g, r], person_bgr = [b, g, r]
-    [[drops.column]]  column = 1, x_mm, y_mm, z_mm, yaw_deg   (one per board column)
+    [[drops.column]]  column = 1, x_mm, y_mm, z_mm, yaw_deg   (one per board column, arm base frame)
     [arm]      free-form table read by the arm layer's ArmConfig (port, baud, protocol, limits...)
 
 Every section is optional (calibration goes step by step) but a section that is present must be
@@ -78,11 +78,18 @@ class CameraCalibration:
 
 @dataclasses.dataclass(frozen=True)
 class BoardCalibration:
-    """Where the board is in the image (corner hole centres) and, with intrinsics, its pose."""
+    """Where the board is in the image (corner hole centres), its hole pitches and, with intrinsics, its pose.
+
+    The pose (rvec, tvec) maps the hole frame to the camera frame: origin at the bottom-left hole's
+    centre on the front face, x along the bottom row towards the last column, y up the first column,
+    z out of the front face towards the camera.
+    """
 
     rows: int
     cols: int
     corners_px: tuple[tuple[float, float], ...]
+    column_pitch_m: float = 0.0347
+    row_pitch_m: float = 0.0318
     rvec_rad: tuple[float, float, float] | None = None
     tvec_m: tuple[float, float, float] | None = None
 
@@ -92,8 +99,12 @@ class BoardCalibration:
             object.__setattr__(self, "rvec_rad", _floats(self.rvec_rad))
         if self.tvec_m is not None:
             object.__setattr__(self, "tvec_m", _floats(self.tvec_m))
-        if self.rows < 4 or self.cols < 4:
-            raise ValueError(f"board rows and cols must be at least 4, got {self.rows}x{self.cols}")
+        object.__setattr__(self, "column_pitch_m", float(self.column_pitch_m))
+        object.__setattr__(self, "row_pitch_m", float(self.row_pitch_m))
+        if self.rows < 2 or self.cols < 2:
+            raise ValueError(f"board rows and cols must be at least 2, got {self.rows}x{self.cols}")
+        if not (0 < self.column_pitch_m < 1 and 0 < self.row_pitch_m < 1):
+            raise ValueError(f"board pitches {self.column_pitch_m} m, {self.row_pitch_m} m: give the hole spacing in metres")
         if len(self.corners_px) != 4 or any(len(point) != 2 for point in self.corners_px):
             raise ValueError(f"corners_px must be four [x, y] points (tl, tr, br, bl), got {self.corners_px!r}")
         if (self.rvec_rad is None) != (self.tvec_m is None):
@@ -132,7 +143,11 @@ class ColourCalibration:
 
 @dataclasses.dataclass(frozen=True)
 class DropPose:
-    """Where the arm holds a disc to release it into one column: position (m) and wrist yaw (rad)."""
+    """Where the arm releases a disc into one column: the held disc's centre (m) and its yaw (rad).
+
+    In the arm's base frame (what the arm's kinematics and serial protocols use); yaw turns the disc's
+    face about the base's z axis.
+    """
 
     x_m: float
     y_m: float
@@ -263,7 +278,13 @@ def format_setup(setup: Setup) -> str:
         }
     if setup.board is not None:
         board = setup.board
-        document["board"] = {"rows": board.rows, "cols": board.cols, "corners_px": [[round(x, 3), round(y, 3)] for x, y in board.corners_px]}
+        document["board"] = {
+            "rows": board.rows,
+            "cols": board.cols,
+            "column_pitch_mm": round(board.column_pitch_m * 1000.0, 4),
+            "row_pitch_mm": round(board.row_pitch_m * 1000.0, 4),
+            "corners_px": [[round(x, 3), round(y, 3)] for x, y in board.corners_px],
+        }
         if board.rvec_rad is not None and board.tvec_m is not None:
             document["board"]["rvec_rad"] = list(board.rvec_rad)
             document["board"]["tvec_mm"] = [round(value * 1000.0, 3) for value in board.tvec_m]
@@ -362,6 +383,8 @@ def _board_from(raw: Any) -> BoardCalibration:
         rows=_integer(_field(table, "board", "rows"), "board.rows"),
         cols=_integer(_field(table, "board", "cols"), "board.cols"),
         corners_px=tuple(_numbers(point, "board.corners_px point", 2) for point in corners),
+        column_pitch_m=_number(_field(table, "board", "column_pitch_mm"), "board.column_pitch_mm") / 1000.0,
+        row_pitch_m=_number(_field(table, "board", "row_pitch_mm"), "board.row_pitch_mm") / 1000.0,
         rvec_rad=_numbers(table["rvec_rad"], "board.rvec_rad", 3) if has_rvec else None,
         tvec_m=tuple(value / 1000.0 for value in tvec_mm) if tvec_mm is not None else None,
     )
