@@ -154,7 +154,7 @@ class DiscConfig:
 class CameraConfig:
     """The webcam: pose in the world frame, field of view, image size, lighting and sensor imperfections."""
 
-    eye_m: XYZ = (0.0, -0.40, 0.20)
+    eye_m: XYZ = (0.0, -0.46, 0.21)
     target_m: XYZ = (0.0, 0.0, 0.13)
     up: XYZ = (0.0, 0.0, 1.0)
     vertical_fov_deg: float = 45.0
