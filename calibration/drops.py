@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 
 from calibration.failures import CalibrationFailedError
-from calibration.store import BoardCalibration, DropPose
+from calibration.store import BoardCalibration, ArmPose
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +32,7 @@ ENTRY_HEIGHT_ABOVE_TOP_HOLE_M = 0.05
 ENTRY_DEPTH_BEHIND_FRONT_M = 0.007
 
 # A test drop: (0-based column, pose) -> the 0-based column the camera saw the disc land in, or None.
-DropTest = Callable[[int, DropPose], int | None]
+DropTest = Callable[[int, ArmPose], int | None]
 
 
 @dataclass(frozen=True)
@@ -41,24 +41,24 @@ class DropCheck:
 
     column: int
     landed: int | None
-    pose: DropPose
+    pose: ArmPose
 
     @property
     def is_right(self) -> bool:
         return self.landed == self.column
 
 
-def interpolate_drops(first: DropPose, last: DropPose, cols: int) -> tuple[DropPose, ...]:
+def interpolate_drops(first: ArmPose, last: ArmPose, cols: int) -> tuple[ArmPose, ...]:
     """Drop poses for `cols` evenly spaced columns from the first column's pose to the last's."""
     if cols < 2:
         raise ValueError(f"a board of {cols} columns: need at least 2 to interpolate")
     row_direction((first, last))
     start = np.array([first.x_m, first.y_m, first.z_m, first.yaw_rad])
     end = np.array([last.x_m, last.y_m, last.z_m, last.yaw_rad])
-    return tuple(DropPose(*(start + (end - start) * column / (cols - 1))) for column in range(cols))
+    return tuple(ArmPose(*(start + (end - start) * column / (cols - 1))) for column in range(cols))
 
 
-def row_direction(drops: Sequence[DropPose]) -> np.ndarray:
+def row_direction(drops: Sequence[ArmPose]) -> np.ndarray:
     """Unit vector in the arm frame, level, from the first column's drop towards the last's."""
     direction = np.array(drops[-1].xyz_m) - np.array(drops[0].xyz_m)
     direction[2] = 0.0
@@ -68,7 +68,7 @@ def row_direction(drops: Sequence[DropPose]) -> np.ndarray:
     return direction / length
 
 
-def _hole_frame_in_arm(drops: Sequence[DropPose], board: BoardCalibration) -> np.ndarray:
+def _hole_frame_in_arm(drops: Sequence[ArmPose], board: BoardCalibration) -> np.ndarray:
     """4x4 pose of the hole frame in the arm frame, from the drop line and the vertical (board upright)."""
     x_axis = row_direction(drops)
     y_axis = np.array([0.0, 0.0, 1.0])
@@ -95,7 +95,7 @@ def _hole_frame_in_camera(board: BoardCalibration) -> np.ndarray:
     return pose
 
 
-def follow_board(drops: Sequence[DropPose], before: BoardCalibration, after: BoardCalibration) -> tuple[DropPose, ...]:
+def follow_board(drops: Sequence[ArmPose], before: BoardCalibration, after: BoardCalibration) -> tuple[ArmPose, ...]:
     """The drop poses moved with the board, from its pose in the camera before and after (both measured)."""
     hole_in_arm = _hole_frame_in_arm(drops, before)
     # The board's motion in the hole frame it had, then in the arm frame.
@@ -113,17 +113,17 @@ def follow_board(drops: Sequence[DropPose], before: BoardCalibration, after: Boa
     shift = np.array([centre_after[0] - centre[0], centre_after[1] - centre[1], 0.0])
     moved = (positions - centre) @ turn.T + centre + shift
     log.info("board moved by %.1f mm and turned %.2f deg in the arm frame", 1000 * np.linalg.norm(shift), math.degrees(turn_rad))
-    return tuple(DropPose(*xyz, pose.yaw_rad + turn_rad) for xyz, pose in zip(moved, drops))
+    return tuple(ArmPose(*xyz, pose.yaw_rad + turn_rad) for xyz, pose in zip(moved, drops))
 
 
-def shifted(pose: DropPose, along: np.ndarray, distance_m: float) -> DropPose:
+def shifted(pose: ArmPose, along: np.ndarray, distance_m: float) -> ArmPose:
     """The pose moved `distance_m` along a level unit vector (the board's row direction)."""
-    return DropPose(pose.x_m + along[0] * distance_m, pose.y_m + along[1] * distance_m, pose.z_m, pose.yaw_rad)
+    return ArmPose(pose.x_m + along[0] * distance_m, pose.y_m + along[1] * distance_m, pose.z_m, pose.yaw_rad)
 
 
 def verify_and_correct(
-    drops: Sequence[DropPose], column_pitch_m: float, test_drop: DropTest, attempts: int = 3
-) -> tuple[tuple[DropPose, ...], list[DropCheck]]:
+    drops: Sequence[ArmPose], column_pitch_m: float, test_drop: DropTest, attempts: int = 3
+) -> tuple[tuple[ArmPose, ...], list[DropCheck]]:
     """Test-drop every column; a disc seen in column c' moves that pose by (c - c') pitches and tries again.
 
     Returns the corrected poses and every check made. Raises CalibrationFailedError when a column still

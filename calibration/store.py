@@ -16,6 +16,7 @@ Layout (units in the key names; mm and degrees in the file, metres and radians i
                tl, tr, br, bl holes), optional rvec_rad = [3], tvec_mm = [3] (board pose in the camera frame)
     [colours]  robot = "R", person = "Y", robot_bgr = [b, g, r], person_bgr = [b, g, r]
     [[drops.column]]  column = 1, x_mm, y_mm, z_mm, yaw_deg   (one per board column, arm base frame)
+    [pick]     x_mm, y_mm, z_mm, yaw_deg   (where the arm grips a disc at the dispenser, arm base frame)
     [arm]      free-form table read by the arm layer's ArmConfig (port, baud, protocol, limits...)
 
 Every section is optional (calibration goes step by step) but a section that is present must be
@@ -142,8 +143,8 @@ class ColourCalibration:
 
 
 @dataclasses.dataclass(frozen=True)
-class DropPose:
-    """Where the arm releases a disc into one column: the held disc's centre (m) and its yaw (rad).
+class ArmPose:
+    """Where the arm holds a disc to drop it into a column or to pick it: the disc's centre (m), its yaw (rad).
 
     In the arm's base frame (what the arm's kinematics and serial protocols use); yaw turns the disc's
     face about the base's z axis.
@@ -170,7 +171,8 @@ class Setup:
     camera: CameraCalibration | None = None
     board: BoardCalibration | None = None
     colours: ColourCalibration | None = None
-    drops: tuple[DropPose, ...] = ()
+    drops: tuple[ArmPose, ...] = ()
+    pick: ArmPose | None = None
     arm: Mapping[str, Any] = dataclasses.field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self) -> None:
@@ -179,7 +181,7 @@ class Setup:
         if self.board is not None and self.drops and len(self.drops) != self.board.cols:
             raise ValueError(f"{len(self.drops)} drop poses for a board of {self.board.cols} columns")
 
-    def drop_pose(self, column: int) -> DropPose:
+    def drop_pose(self, column: int) -> ArmPose:
         """The drop pose of a 0-based column; LookupError when the drops step has not covered it."""
         if not 0 <= column < len(self.drops):
             raise LookupError(f"no drop pose for column {column + 1}: run `c4robot calibrate drops`")
@@ -248,7 +250,7 @@ def parse(text: str) -> Setup:
         raise CalibrationError(
             f"schema_version {version!r} is from {age} c4robot (this one reads {SCHEMA_VERSION}); run the calibration again"
         )
-    unknown = set(document) - {"schema_version", "camera", "board", "colours", "drops", "arm"}
+    unknown = set(document) - {"schema_version", "camera", "board", "colours", "drops", "pick", "arm"}
     if unknown:
         raise CalibrationError(f"unknown sections {sorted(unknown)}")
     try:
@@ -257,6 +259,7 @@ def parse(text: str) -> Setup:
             board=_board_from(document["board"]) if "board" in document else None,
             colours=_colours_from(document["colours"]) if "colours" in document else None,
             drops=_drops_from(document["drops"]) if "drops" in document else (),
+            pick=_arm_pose_from(_table(document, "pick"), "pick") if "pick" in document else None,
             arm=_table(document, "arm") if "arm" in document else {},
         )
     except CalibrationError:
@@ -292,17 +295,10 @@ def format_setup(setup: Setup) -> str:
         document["colours"] = dataclasses.asdict(setup.colours)
     if setup.drops:
         document["drops"] = {
-            "column": [
-                {
-                    "column": index + 1,
-                    "x_mm": round(pose.x_m * 1000.0, 3),
-                    "y_mm": round(pose.y_m * 1000.0, 3),
-                    "z_mm": round(pose.z_m * 1000.0, 3),
-                    "yaw_deg": round(math.degrees(pose.yaw_rad), 4),
-                }
-                for index, pose in enumerate(setup.drops)
-            ]
+            "column": [{"column": index + 1, **_arm_pose_table(pose)} for index, pose in enumerate(setup.drops)]
         }
+    if setup.pick is not None:
+        document["pick"] = _arm_pose_table(setup.pick)
     if setup.arm:
         document["arm"] = dict(setup.arm)
     header = "# c4robot calibration of one setup; units are in the key names, columns count from 1.\n"
@@ -328,7 +324,8 @@ def _table(document: Mapping[str, Any], name: str) -> dict[str, Any]:
 
 def _field(table: Mapping[str, Any], section: str, key: str) -> Any:
     if key not in table:
-        raise CalibrationError(f"[{section}] is incomplete: {key} is missing; run `c4robot calibrate {section}` again")
+        step = "drops" if section == "pick" else section  # the drops step teaches the pick pose too
+        raise CalibrationError(f"[{section}] is incomplete: {key} is missing; run `c4robot calibrate {step}` again")
     return table[key]
 
 
@@ -400,7 +397,7 @@ def _colours_from(raw: Any) -> ColourCalibration:
     )
 
 
-def _drops_from(raw: Any) -> tuple[DropPose, ...]:
+def _drops_from(raw: Any) -> tuple[ArmPose, ...]:
     table = _table({"drops": raw}, "drops")
     entries = _field(table, "drops", "column")
     if not isinstance(entries, list) or not entries or not all(isinstance(entry, dict) for entry in entries):
@@ -409,19 +406,26 @@ def _drops_from(raw: Any) -> tuple[DropPose, ...]:
     if sorted(numbers) != list(range(1, len(entries) + 1)):
         raise CalibrationError(f"drops must cover columns 1..{len(entries)} once each, got {numbers}")
     by_column = dict(zip(numbers, entries))
-    poses = []
-    for column in range(1, len(entries) + 1):
-        entry = by_column[column]
-        where = f"drops column {column}"
-        poses.append(
-            DropPose(
-                x_m=_number(_field(entry, "drops", "x_mm"), f"{where} x_mm") / 1000.0,
-                y_m=_number(_field(entry, "drops", "y_mm"), f"{where} y_mm") / 1000.0,
-                z_m=_number(_field(entry, "drops", "z_mm"), f"{where} z_mm") / 1000.0,
-                yaw_rad=math.radians(_number(_field(entry, "drops", "yaw_deg"), f"{where} yaw_deg")),
-            )
-        )
-    return tuple(poses)
+    return tuple(_arm_pose_from(by_column[column], "drops", f"drops column {column}") for column in range(1, len(entries) + 1))
+
+
+def _arm_pose_from(table: Mapping[str, Any], section: str, where: str | None = None) -> ArmPose:
+    where = where or section
+    return ArmPose(
+        x_m=_number(_field(table, section, "x_mm"), f"{where} x_mm") / 1000.0,
+        y_m=_number(_field(table, section, "y_mm"), f"{where} y_mm") / 1000.0,
+        z_m=_number(_field(table, section, "z_mm"), f"{where} z_mm") / 1000.0,
+        yaw_rad=math.radians(_number(_field(table, section, "yaw_deg"), f"{where} yaw_deg")),
+    )
+
+
+def _arm_pose_table(pose: ArmPose) -> dict[str, float]:
+    return {
+        "x_mm": round(pose.x_m * 1000.0, 3),
+        "y_mm": round(pose.y_m * 1000.0, 3),
+        "z_mm": round(pose.z_m * 1000.0, 3),
+        "yaw_deg": round(math.degrees(pose.yaw_rad), 4),
+    }
 
 
 # --- the TOML writer ----------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import pytest
 from calibration.board import board_pose, hole_lattice_m
 from calibration.drops import follow_board, interpolate_drops, verify_and_correct
 from calibration.failures import CalibrationFailedError
-from calibration.store import BoardCalibration, CameraCalibration, DropPose
+from calibration.store import BoardCalibration, CameraCalibration, ArmPose
 
 ROWS, COLS, COLUMN_PITCH_M, ROW_PITCH_M = 6, 7, 0.0347, 0.0318
 CAMERA = CameraCalibration(((580.0, 0.0, 320.0), (0.0, 580.0, 240.0), (0.0, 0.0, 1.0)), (0.0,) * 5, (640, 480), 0.1)
@@ -37,9 +37,9 @@ def hole_frame_in_arm(board_yaw_rad: float, origin: np.ndarray) -> np.ndarray:
     return transform(np.column_stack([x_axis, y_axis, np.cross(x_axis, y_axis)]), origin)
 
 
-def true_drops(hole_in_arm: np.ndarray, wrist_yaw_rad: float) -> tuple[DropPose, ...]:
+def true_drops(hole_in_arm: np.ndarray, wrist_yaw_rad: float) -> tuple[ArmPose, ...]:
     entries = [np.array([c * COLUMN_PITCH_M, (ROWS - 1) * ROW_PITCH_M + ENTRY_HEIGHT_M, -ENTRY_DEPTH_M, 1.0]) for c in range(COLS)]
-    return tuple(DropPose(*(hole_in_arm @ entry)[:3], wrist_yaw_rad) for entry in entries)
+    return tuple(ArmPose(*(hole_in_arm @ entry)[:3], wrist_yaw_rad) for entry in entries)
 
 
 def seen_board(hole_in_arm: np.ndarray, camera_in_arm: np.ndarray, noise_px: float, rng: np.random.Generator) -> BoardCalibration:
@@ -79,7 +79,7 @@ def test_drops_follow_a_board_moved_2_cm_and_turned_3_degrees(noise_px: float) -
 
 
 def test_interpolation_spans_first_to_last() -> None:
-    first, last = DropPose(0.1, -0.1, 0.3, 0.0), DropPose(0.1, 0.1, 0.32, 0.06)
+    first, last = ArmPose(0.1, -0.1, 0.3, 0.0), ArmPose(0.1, 0.1, 0.32, 0.06)
     drops = interpolate_drops(first, last, 5)
     assert drops[0] == first and drops[-1] == last
     assert drops[2].y_m == pytest.approx(0.0) and drops[2].z_m == pytest.approx(0.31) and drops[2].yaw_rad == pytest.approx(0.03)
@@ -89,10 +89,10 @@ def test_interpolation_spans_first_to_last() -> None:
 
 def test_a_drop_into_the_neighbour_moves_that_pose_by_one_pitch() -> None:
     true_xs = [0.1 + COLUMN_PITCH_M * c for c in range(COLS)]
-    drops = [DropPose(x, 0.0, 0.3, 0.0) for x in true_xs]
-    drops[4] = DropPose(true_xs[4] + 0.03, 0.0, 0.3, 0.0)  # 3 cm off: lands in column 6 (index 5)
+    drops = [ArmPose(x, 0.0, 0.3, 0.0) for x in true_xs]
+    drops[4] = ArmPose(true_xs[4] + 0.03, 0.0, 0.3, 0.0)  # 3 cm off: lands in column 6 (index 5)
 
-    def landed(column: int, pose: DropPose) -> int:
+    def landed(column: int, pose: ArmPose) -> int:
         return int(np.argmin([abs(pose.x_m - x) for x in true_xs]))
 
     corrected, checks = verify_and_correct(drops, COLUMN_PITCH_M, landed)
@@ -101,6 +101,6 @@ def test_a_drop_into_the_neighbour_moves_that_pose_by_one_pitch() -> None:
 
 
 def test_a_column_that_keeps_missing_is_refused() -> None:
-    drops = interpolate_drops(DropPose(0.1, 0.0, 0.3, 0.0), DropPose(0.1 + 6 * COLUMN_PITCH_M, 0.0, 0.3, 0.0), COLS)
+    drops = interpolate_drops(ArmPose(0.1, 0.0, 0.3, 0.0), ArmPose(0.1 + 6 * COLUMN_PITCH_M, 0.0, 0.3, 0.0), COLS)
     with pytest.raises(CalibrationFailedError, match=r"\[3\]"):
         verify_and_correct(drops, COLUMN_PITCH_M, lambda column, pose: None if column == 2 else column)

@@ -16,7 +16,7 @@ from calibration.store import (
     CalibrationError,
     CameraCalibration,
     ColourCalibration,
-    DropPose,
+    ArmPose,
     Setup,
 )
 
@@ -37,7 +37,8 @@ def full_setup() -> Setup:
             tvec_m=(0.012, -0.034, 0.55),
         ),
         colours=ColourCalibration(robot="R", person="Y", robot_bgr=(30, 20, 200), person_bgr=(20, 210, 220)),
-        drops=tuple(DropPose(0.2 + 0.0347 * c, -0.05, 0.31, math.radians(90.0)) for c in range(7)),
+        drops=tuple(ArmPose(0.2 + 0.0347 * c, -0.05, 0.31, math.radians(90.0)) for c in range(7)),
+        pick=ArmPose(0.05, 0.17, 0.18, 0.0),
         arm={"port": "/dev/ttyUSB0", "baud": 115200, "protocol": "gcode", "limits": {"speed_deg_s": [90.0, 90.0]}},
     )
 
@@ -50,6 +51,7 @@ def assert_setups_close(a: Setup, b: Setup) -> None:
     np.testing.assert_allclose(a.board.tvec_m, b.board.tvec_m, atol=1e-6)
     np.testing.assert_allclose(a.board.rvec_rad, b.board.rvec_rad)
     np.testing.assert_allclose([p.xyz_m + (p.yaw_rad,) for p in a.drops], [p.xyz_m + (p.yaw_rad,) for p in b.drops], atol=1e-5)
+    assert a.pick == b.pick
     assert dict(a.arm) == dict(b.arm)
 
 
@@ -127,6 +129,7 @@ def test_unwritable_value_keeps_the_old_file(tmp_path: Path) -> None:
         ("schema_version = 1\n[[drops.column]]\ncolumn = 2\nx_mm = 1\ny_mm = 2\nz_mm = 3\nyaw_deg = 0\n", "columns 1..1"),
         ("schema_version = 1\n[[drops.column]]\ncolumn = 1\nx_mm = 'a'\ny_mm = 2\nz_mm = 3\nyaw_deg = 0\n", "x_mm must be a number"),
         ("schema_version = 1\n[extra]\n", "unknown sections"),
+        ("schema_version = 1\n[pick]\nx_mm = 1\ny_mm = 2\nz_mm = 3\n", r"\[pick\] is incomplete: yaw_deg"),
     ],
 )
 def test_bad_files_name_the_file_and_the_problem(tmp_path: Path, text: str, message: str) -> None:
