@@ -131,7 +131,11 @@ class SimArm:
         return position, np.array(disc_orientation)
 
     def base_pose(self) -> tuple[np.ndarray, np.ndarray]:
-        position, orientation = p.getBasePositionAndOrientation(self.body, physicsClientId=self.client)
+        """(position, quaternion) of the base link's URDF frame (PyBullet reports its centre of mass)."""
+        com_position, com_orientation = p.getBasePositionAndOrientation(self.body, physicsClientId=self.client)
+        inertial_position, inertial_orientation = p.getDynamicsInfo(self.body, -1, physicsClientId=self.client)[3:5]
+        to_link = p.invertTransform(inertial_position, inertial_orientation)
+        position, orientation = p.multiplyTransforms(com_position, com_orientation, *to_link)
         return np.array(position), np.array(orientation)
 
     def ignore_collisions_with(self, body: int) -> None:
