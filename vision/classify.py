@@ -17,13 +17,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vision.gravity import best_legal_grid, count_problem, gravity_problems
+from vision.gravity import best_legal_grid, count_problem
 from vision.hole_samples import SECTOR_COUNT, HoleSamples
 
 CLUSTER_RADIUS = 12.0
 MAX_CANDIDATES = 8
 MATCH_RADIUS = 16.0
-WORST_SECTORS = 3
+SPARED_SECTORS = 2
 COVERAGE_THRESHOLD = 0.5
 COVERAGE_GAIN = 12.0
 COLOUR_COST = 1.0
@@ -66,19 +66,29 @@ def candidate_colours(hole_colours: np.ndarray, face: np.ndarray) -> list[np.nda
     return centres
 
 
-def coverage(samples: HoleSamples, colours: tuple[np.ndarray, ...]) -> np.ndarray:
-    """(holes, len(colours)): how fully each colour covers each hole, as the mean of its worst ring sectors."""
-    if not colours:
-        return np.zeros((samples.pixels.shape[0], 0))
-    distances = np.linalg.norm(samples.pixels[:, :, None, :] - np.asarray(colours)[None, None], axis=3)
+def colour_distances(samples: HoleSamples, colours: tuple[np.ndarray, ...]) -> np.ndarray:
+    """(holes, ring pixels, len(colours)) distances in weighted Lab from every ring pixel to every colour."""
+    return np.linalg.norm(samples.pixels[:, :, None, :] - np.asarray(colours).reshape(1, 1, -1, 3), axis=3)
+
+
+def coverage(distances: np.ndarray, sector: np.ndarray) -> np.ndarray:
+    """(holes, colours): how fully each colour covers each hole's ring, sector by sector.
+
+    A ring pixel counts for the nearest colour when it is within MATCH_RADIUS. The two worst sectors
+    are spared (the hole wall's shadow at an angle, a highlight); the next two decide, so a crescent
+    covering half the ring scores near zero and a disc in its slot near one.
+    """
+    holes, _, count = distances.shape
+    if count == 0:
+        return np.zeros((holes, 0))
     nearest = distances.argmin(axis=2)
     matched = distances.min(axis=2) < MATCH_RADIUS
-    result = np.empty((samples.pixels.shape[0], len(colours)))
-    for index in range(len(colours)):
-        hit = (matched & (nearest == index)).astype(np.float64)
-        per_sector = np.stack([hit[:, samples.sector == s].mean(axis=1) for s in range(SECTOR_COUNT)], axis=1)
-        result[:, index] = np.sort(per_sector, axis=1)[:, :WORST_SECTORS].mean(axis=1)
-    return result
+    per_sector = np.zeros((holes, count, SECTOR_COUNT))
+    for index in range(count):
+        hit = matched & (nearest == index)
+        for s in range(SECTOR_COUNT):
+            per_sector[:, index, s] = hit[:, sector == s].mean(axis=1)
+    return np.sort(per_sector, axis=2)[:, :, SPARED_SECTORS : SPARED_SECTORS + 2].mean(axis=2)
 
 
 def _dullness_cost(colour: np.ndarray) -> float:
@@ -87,17 +97,47 @@ def _dullness_cost(colour: np.ndarray) -> float:
     return DULL_COLOUR_COST * max(0.0, 1.0 - chroma / SATURATED_CHROMA)
 
 
-def _evaluate(samples: HoleSamples, colours: tuple[np.ndarray, ...], with_prior: bool) -> _Outcome:
+def _cell_scores(samples: HoleSamples, colours: tuple[np.ndarray, ...], distances: np.ndarray) -> np.ndarray:
+    """(2, rows, cols) log-odds of a disc of colour 1 / 2 against an empty hole (very low for absent colours)."""
     rows, cols = samples.shape
-    cell_scores = np.full((2, rows, cols), -1e6)
-    covered = coverage(samples, colours)
-    for index in range(len(colours)):
-        gain = COVERAGE_GAIN * (covered[:, index] - COVERAGE_THRESHOLD) - _dullness_cost(colours[index])
-        cell_scores[index] = gain.reshape(rows, cols)
+    scores = np.full((2, rows, cols), -1e6)
+    covered = coverage(distances, samples.sector)
+    for index, colour in enumerate(colours):
+        gain = COVERAGE_GAIN * (covered[:, index] - COVERAGE_THRESHOLD) - _dullness_cost(colour)
+        scores[index] = gain.reshape(rows, cols)
+    return scores
+
+
+def _evaluate(colours: tuple[np.ndarray, ...], cell_scores: np.ndarray) -> _Outcome:
     score, grid = best_legal_grid(cell_scores[0], cell_scores[1], ALLOWED_DIFFERENCES)
-    if with_prior:
-        score -= COLOUR_COST * len(colours)
-    return _Outcome(score, grid, cell_scores, colours)
+    return _Outcome(score - COLOUR_COST * len(colours), grid, cell_scores, colours)
+
+
+def _best_hypothesis(samples: HoleSamples) -> _Outcome:
+    """Try every pair of candidate colours (and single colours, and none); keep the best legal explanation.
+
+    A hypothesis whose unconstrained score (every cell at its best, ignoring gravity) cannot beat the
+    best so far is skipped without solving its board.
+    """
+    candidates = candidate_colours(np.median(samples.pixels, axis=1), samples.face)
+    distances = colour_distances(samples, tuple(candidates)) if candidates else np.zeros((*samples.pixels.shape[:2], 0))
+    hypotheses = [()] + [(i,) for i in range(len(candidates))] + list(itertools.combinations(range(len(candidates)), 2))
+    scored = []
+    for indices in hypotheses:
+        colours = tuple(candidates[i] for i in indices)
+        cell_scores = _cell_scores(samples, colours, distances[:, :, list(indices)])
+        bound = float(np.maximum(cell_scores.max(axis=0), 0.0).sum()) - COLOUR_COST * len(colours)
+        scored.append((bound, colours, cell_scores))
+    scored.sort(key=lambda item: -item[0])
+    best: _Outcome | None = None
+    for bound, colours, cell_scores in scored:
+        if best is not None and bound <= best.score:
+            break
+        outcome = _evaluate(colours, cell_scores)
+        if best is None or outcome.score > best.score:
+            best = outcome
+    assert best is not None
+    return best
 
 
 def _refit_colours(samples: HoleSamples, outcome: _Outcome) -> tuple[np.ndarray, ...]:
@@ -123,17 +163,13 @@ def _confidence(cell_scores: np.ndarray, grid: np.ndarray) -> np.ndarray:
 def classify(samples: HoleSamples, reference_colours: tuple[np.ndarray, ...] | None = None) -> Classification:
     """Label every hole empty / colour 1 / colour 2; learn the colours unless calibration gives them."""
     if reference_colours is not None:
-        outcome = _evaluate(samples, tuple(reference_colours), with_prior=False)
+        colours = tuple(reference_colours)
+        outcome = _evaluate(colours, _cell_scores(samples, colours, colour_distances(samples, colours)))
     else:
-        hole_colours = np.median(samples.pixels, axis=1)
-        candidates = candidate_colours(hole_colours, samples.face)
-        hypotheses: list[tuple[np.ndarray, ...]] = [()]
-        hypotheses += [(colour,) for colour in candidates]
-        hypotheses += list(itertools.combinations(candidates, 2))
-        outcome = max((_evaluate(samples, colours, with_prior=True) for colours in hypotheses), key=lambda o: o.score)
+        outcome = _best_hypothesis(samples)
         if outcome.colours:
-            outcome = _evaluate(samples, _refit_colours(samples, outcome), with_prior=True)
-        outcome = _order_by_count(outcome)
+            colours = _refit_colours(samples, outcome)
+            outcome = _order_by_count(_evaluate(colours, _cell_scores(samples, colours, colour_distances(samples, colours))))
     problems = []
     imbalance = count_problem(outcome.grid)
     if imbalance:

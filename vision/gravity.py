@@ -14,25 +14,29 @@ import numpy as np
 NEG_INF = -1e18
 
 
-def _column_options(score_1: np.ndarray, score_2: np.ndarray) -> tuple[np.ndarray, list[np.ndarray | None]]:
-    """Best score of one column for each count difference (n1 - n2 + rows), and the fill achieving it."""
-    rows = score_1.shape[0]
-    best = np.full(2 * rows + 1, NEG_INF)
-    fills: list[np.ndarray | None] = [None] * (2 * rows + 1)
+def _column_options(score_1: np.ndarray, score_2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For every column, the best score per count difference (n1 - n2 + rows) and the fill achieving it.
+
+    Returns best (cols, 2 rows + 1) and fills (cols, 2 rows + 1, rows) of 0/1/2, row 0 at the bottom.
+    """
+    rows, cols = score_1.shape
+    best = np.full((cols, 2 * rows + 1), NEG_INF)
+    fills = np.zeros((cols, 2 * rows + 1, rows), dtype=np.int8)
+    column_index = np.arange(cols)
     for height in range(rows + 1):
-        base = float(score_2[:height].sum())
-        gain = score_1[:height] - score_2[:height]
-        order = np.argsort(-gain, kind="stable")
-        cumulative = np.concatenate([[0.0], np.cumsum(gain[order])])
+        base = score_2[:height].sum(axis=0)
+        gain = (score_1[:height] - score_2[:height]).T
+        order = np.argsort(-gain, axis=1, kind="stable")
+        cumulative = np.concatenate([np.zeros((cols, 1)), np.cumsum(np.take_along_axis(gain, order, axis=1), axis=1)], axis=1)
         for ones in range(height + 1):
-            value = base + cumulative[ones]
+            value = base + cumulative[:, ones]
             difference = 2 * ones - height + rows
-            if value > best[difference]:
-                best[difference] = value
-                fill = np.zeros(rows, dtype=np.int8)
-                fill[:height] = 2
-                fill[order[:ones]] = 1
-                fills[difference] = fill
+            better = value > best[:, difference]
+            best[better, difference] = value[better]
+            fill = np.zeros((cols, rows), dtype=np.int8)
+            fill[:, :height] = 2
+            fill[column_index[:, None], order[:, :ones]] = 1
+            fills[better, difference] = fill[better]
     return best, fills
 
 
@@ -43,35 +47,27 @@ def best_legal_grid(score_1: np.ndarray, score_2: np.ndarray, allowed_difference
     """
     rows, cols = score_1.shape
     span = rows * cols
+    options, fills = _column_options(score_1, score_2)
+    shifts = np.arange(2 * rows + 1) - rows
+    states = np.arange(2 * span + 1)
+    source = states[None, :] - shifts[:, None]
+    valid = (source >= 0) & (source <= 2 * span)
+    source = np.clip(source, 0, 2 * span)
     totals = np.full(2 * span + 1, NEG_INF)
     totals[span] = 0.0
-    history = []
+    choices = []
     for column in range(cols):
-        options, fills = _column_options(score_1[:, column], score_2[:, column])
-        new_totals = np.full_like(totals, NEG_INF)
-        choice = np.full(totals.shape, -1, dtype=np.int64)
-        for option, value in enumerate(options):
-            if value <= NEG_INF / 2:
-                continue
-            shift = option - rows
-            candidate = np.full_like(totals, NEG_INF)
-            if shift >= 0:
-                candidate[shift:] = totals[: totals.size - shift] + value
-            else:
-                candidate[:shift] = totals[-shift:] + value
-            better = candidate > new_totals
-            new_totals[better] = candidate[better]
-            choice[better] = option
-        history.append((choice, fills))
-        totals = new_totals
+        candidate = np.where(valid, totals[source] + options[column][:, None], NEG_INF)
+        choice = candidate.argmax(axis=0)
+        choices.append(choice)
+        totals = candidate[choice, states]
     allowed = [span + difference for difference in allowed_differences if abs(difference) <= span]
     state = max(allowed, key=lambda index: totals[index])
     total = float(totals[state])
     grid = np.zeros((rows, cols), dtype=np.int8)
     for column in range(cols - 1, -1, -1):
-        choice, fills = history[column]
-        option = int(choice[state])
-        grid[:, column] = fills[option]
+        option = int(choices[column][state])
+        grid[:, column] = fills[column, option]
         state -= option - rows
     return total, grid
 
