@@ -26,15 +26,10 @@ IMAGE_MARGIN_PX = 12.0
 
 
 def camera_to_world(world: Any) -> np.ndarray:
-    """4x4 pose of the sim camera in the world (OpenCV camera axes), from the world's camera settings."""
-    camera = world.config.camera
-    eye, target, up = (np.asarray(v, float) for v in (camera.eye_m, camera.target_m, camera.up))
-    forward = (target - eye) / np.linalg.norm(target - eye)
-    right = np.cross(forward, up)
-    right /= np.linalg.norm(right)
-    down = np.cross(forward, right)
+    """4x4 pose of the sim camera in the world (OpenCV camera axes: x right, y down, z forward)."""
+    world_to_camera, eye = world.camera_pose()
     pose = np.eye(4)
-    pose[:3, :3] = np.column_stack([right, down, forward])
+    pose[:3, :3] = np.asarray(world_to_camera, float).T
     pose[:3, 3] = eye
     return pose
 
@@ -150,7 +145,7 @@ def render_chessboard_views(world: Any, count: int = 15, seed: int = 0, board: C
     import pybullet
 
     camera_matrix = np.asarray(world.camera_intrinsics(), float)
-    image_size_px = (world.config.camera.width_px, world.config.camera.height_px)
+    image_size_px = (world.camera.width_px, world.camera.height_px)
     camera_pose = camera_to_world(world)
     frames = []
     with chessboard_in_world(world, board) as bodies:
