@@ -1,0 +1,170 @@
+"""The arm interface every driver implements, and the arm's configuration.
+
+`Arm` is what the planner's output is played on: the PyBullet arm (`robot.drivers.sim.SimArm`), a
+G-code desktop arm (`robot.drivers.gcode.GcodeArm`) or an Arduino servo arm speaking the joint line
+protocol (`robot.drivers.joint_serial.JointSerialArm`). `ArmConfig` holds the settings of one arm:
+kinematic model, motion limits, planner heights and the serial link; `ArmConfig.from_dict` reads the
+`[arm]` table of a calibration file (mm and degrees there, metres and radians here).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Literal, Protocol, runtime_checkable
+
+import numpy as np
+
+from robot.trajectory import JointTrajectory, MotionLimits, Profile
+
+Protocol_ = Literal["joint", "gcode"]
+GcodeDialect = Literal["uarm", "grbl"]
+
+
+@dataclass(frozen=True)
+class ArmStatus:
+    """A snapshot of the arm: connected, moving, holding a disc, joint angles, last error."""
+
+    connected: bool
+    moving: bool
+    gripping: bool
+    joints_rad: tuple[float, ...]
+    error: str | None = None
+
+
+@runtime_checkable
+class Arm(Protocol):
+    """A robot arm that follows joint trajectories and grips discs; a context manager that connects."""
+
+    dof: int
+
+    def connect(self) -> None:
+        """Open the link and check the arm answers; raises ConnectionError naming the device."""
+
+    def close(self) -> None:
+        """Release the link (idempotent)."""
+
+    def home(self) -> None:
+        """Move to the home configuration (the arm's own homing where it has one)."""
+
+    def joint_state(self) -> np.ndarray:
+        """Current joint angles (rad)."""
+
+    def follow(self, trajectory: JointTrajectory) -> None:
+        """Play `trajectory` and return when the arm has arrived at its end."""
+
+    def grip(self) -> bool:
+        """Pick up the disc at the tool; True when a disc is held."""
+
+    def release(self) -> None:
+        """Let go of the held disc."""
+
+    def stop(self) -> None:
+        """Emergency stop: halt motion now, keep the link open."""
+
+    def status(self) -> ArmStatus:
+        """The arm's state as it reports it."""
+
+    def now_s(self) -> float:
+        """The arm's clock (simulated time for the sim, monotonic wall time for hardware)."""
+
+    def wait(self, duration_s: float) -> None:
+        """Let `duration_s` pass on the arm's clock (the sim steps its physics; hardware sleeps)."""
+
+    def __enter__(self) -> Arm:
+        self.connect()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None) -> None:
+        self.close()
+
+
+@dataclass(frozen=True)
+class SerialConfig:
+    """How to reach a real arm: port (or pyserial URL), baud rate, protocol, timeouts and retries."""
+
+    port: str = ""
+    baud_rate: int = 115200
+    protocol: Protocol_ = "joint"
+    gcode_dialect: GcodeDialect = "uarm"
+    reply_timeout_s: float = 1.0
+    handshake_timeout_s: float = 4.0
+    retries: int = 3
+    reconnect_attempts: int = 3
+    stream_period_s: float = 0.05  # the joint protocol streams trajectory points this far apart
+
+    def __post_init__(self) -> None:
+        if self.protocol not in ("joint", "gcode"):
+            raise ValueError(f"serial protocol {self.protocol!r}: use 'joint' or 'gcode'")
+        if self.gcode_dialect not in ("uarm", "grbl"):
+            raise ValueError(f"G-code dialect {self.gcode_dialect!r}: use 'uarm' or 'grbl'")
+        if self.baud_rate <= 0 or self.reply_timeout_s <= 0 or self.handshake_timeout_s <= 0 or self.retries < 0:
+            raise ValueError(f"serial settings {self}: baud rate and timeouts must be positive, retries >= 0")
+        if not 0.005 <= self.stream_period_s <= 1.0:
+            raise ValueError(f"stream period {self.stream_period_s} s: use 0.005..1 s")
+
+
+@dataclass(frozen=True)
+class ArmConfig:
+    """One arm: its URDF and tool link, motion limits, planner heights and serial settings.
+
+    Defaults are a hobby desktop arm (uArm-Swift-Pro-like): 90 deg/s and 300 deg/s^2 on every joint.
+    """
+
+    urdf_path: Path | None = None
+    tool_link: str = "tool"
+    velocity_rad_s: float = math.radians(90.0)
+    acceleration_rad_s2: float = math.radians(300.0)
+    profile: Profile = "trapezoid"
+    clearance_m: float = 0.02  # held disc's lowest point above the board top while carrying
+    approach_m: float = 0.03  # straight vertical approach above pick and drop poses
+    grip_settle_s: float = 0.15  # suction needs a moment before the disc is lifted
+    release_settle_s: float = 0.1  # ... and to let go
+    home_rad: tuple[float, ...] | None = None  # None: the driver's or URDF's middle configuration
+    serial: SerialConfig = field(default_factory=SerialConfig)
+
+    def __post_init__(self) -> None:
+        if self.velocity_rad_s <= 0 or self.acceleration_rad_s2 <= 0:
+            raise ValueError(f"arm speed {self.velocity_rad_s} rad/s, acceleration {self.acceleration_rad_s2}: must be positive")
+        if self.profile not in ("trapezoid", "quintic"):
+            raise ValueError(f"motion profile {self.profile!r}: use 'trapezoid' or 'quintic'")
+        if self.clearance_m < 0 or self.approach_m < 0:
+            raise ValueError("clearance and approach heights must not be negative")
+
+    def limits(self, dof: int) -> MotionLimits:
+        return MotionLimits.uniform(dof, self.velocity_rad_s, self.acceleration_rad_s2)
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> ArmConfig:
+        """Read the `[arm]` table of a calibration file; keys in mm and degrees, e.g.
+
+        `urdf = "arm.urdf"`, `tool_link`, `velocity_deg_s`, `acceleration_deg_s2`, `profile`,
+        `clearance_mm`, `approach_mm`, `grip_settle_s`, `release_settle_s`, `home_deg = [...]`,
+        `port`, `baud_rate`, `protocol`, `gcode_dialect`, `reply_timeout_s`, `handshake_timeout_s`,
+        `retries`, `reconnect_attempts`, `stream_period_s`. Raises ValueError naming unknown keys.
+        """
+        raw = dict(raw)
+        converted: dict[str, Any] = {}
+        serial_names = {f.name for f in fields(SerialConfig)}
+        serial_values = {name: raw.pop(name) for name in list(raw) if name in serial_names}
+        conversions = {
+            "urdf": ("urdf_path", Path),
+            "tool_link": ("tool_link", str),
+            "velocity_deg_s": ("velocity_rad_s", lambda v: math.radians(float(v))),
+            "acceleration_deg_s2": ("acceleration_rad_s2", lambda v: math.radians(float(v))),
+            "profile": ("profile", str),
+            "clearance_mm": ("clearance_m", lambda v: float(v) / 1000),
+            "approach_mm": ("approach_m", lambda v: float(v) / 1000),
+            "grip_settle_s": ("grip_settle_s", float),
+            "release_settle_s": ("release_settle_s", float),
+            "home_deg": ("home_rad", lambda v: tuple(math.radians(float(x)) for x in v)),
+        }
+        unknown = sorted(set(raw) - set(conversions))
+        if unknown:
+            raise ValueError(f"unknown arm settings {unknown}; known: {sorted(set(conversions) | serial_names)}")
+        for key, value in raw.items():
+            name, convert = conversions[key]
+            converted[name] = convert(value)
+        return cls(**converted, serial=replace(SerialConfig(), **serial_values))
