@@ -1,12 +1,15 @@
 """Where the board is: its corner holes in the image and, with camera intrinsics, its pose.
 
-The corners come from the vision module's localisation (automatic, or refined from corners a person
-clicked or typed). The pose is a perspective-n-point fit of every hole centre to the board's hole
-lattice (see `BoardCalibration` for the hole frame), so drops can follow the board when it moves.
+The hole centres come from the vision module's localisation (automatic, or refined from corners a
+person clicked or typed). Vision finds the centre of what shows through each hole, which lies on the
+discs' mid-plane behind the front face; the pose is a perspective-n-point fit of those centres to
+that plane of the hole lattice (see `BoardCalibration` for the hole frame), and the saved corners
+are the front face's, projected with that pose. Without intrinsics the corners are vision's own.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 
 import cv2
@@ -17,15 +20,12 @@ from calibration.store import BoardCalibration, CameraCalibration
 
 log = logging.getLogger(__name__)
 
-STANDARD_COLUMN_PITCH_M = 0.0347
-STANDARD_ROW_PITCH_M = 0.0318
-
-
-def hole_lattice_m(rows: int, cols: int, column_pitch_m: float, row_pitch_m: float) -> np.ndarray:
-    """(rows, cols, 3) hole centres in the hole frame, row 0 at the bottom."""
+def hole_lattice_m(rows: int, cols: int, column_pitch_m: float, row_pitch_m: float, depth_m: float = 0.0) -> np.ndarray:
+    """(rows, cols, 3) hole centres in the hole frame, row 0 at the bottom, `depth_m` behind the front face."""
     lattice = np.zeros((rows, cols, 3))
     lattice[:, :, 0] = np.arange(cols)[None, :] * column_pitch_m
     lattice[:, :, 1] = np.arange(rows)[:, None] * row_pitch_m
+    lattice[:, :, 2] = -depth_m
     return lattice
 
 
@@ -35,11 +35,11 @@ def corners_of(hole_centres_px: np.ndarray) -> np.ndarray:
 
 
 def board_pose(
-    hole_centres_px: np.ndarray, camera: CameraCalibration, column_pitch_m: float, row_pitch_m: float
+    hole_centres_px: np.ndarray, camera: CameraCalibration, column_pitch_m: float, row_pitch_m: float, depth_m: float = 0.0
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(rvec, tvec_m) of the hole frame in the camera frame from the image of every hole."""
+    """(rvec, tvec_m) of the hole frame in the camera frame from the image of every hole centre `depth_m` behind the front."""
     rows, cols = hole_centres_px.shape[:2]
-    object_points = hole_lattice_m(rows, cols, column_pitch_m, row_pitch_m).reshape(-1, 3)
+    object_points = hole_lattice_m(rows, cols, column_pitch_m, row_pitch_m, depth_m).reshape(-1, 3)
     image_points = np.asarray(hole_centres_px, float).reshape(-1, 1, 2)
     matrix = np.asarray(camera.camera_matrix, float)
     distortion = np.asarray(camera.distortion, float)
@@ -52,31 +52,38 @@ def board_pose(
     return rvec.ravel(), tvec.ravel()
 
 
+def front_corners_px(rvec: np.ndarray, tvec_m: np.ndarray, camera: CameraCalibration, board: BoardCalibration) -> np.ndarray:
+    """The front face's corner hole centres (tl, tr, br, bl) seen with the board at pose (rvec, tvec)."""
+    lattice = hole_lattice_m(board.rows, board.cols, board.column_pitch_m, board.row_pitch_m)
+    pixels, _ = cv2.projectPoints(
+        corners_of(lattice), rvec, tvec_m, np.asarray(camera.camera_matrix, float), np.asarray(camera.distortion, float)
+    )
+    return pixels.reshape(4, 2)
+
+
 def register_board(
     image_bgr: np.ndarray,
-    shape: tuple[int, int] = (6, 7),
+    dimensions: BoardCalibration | None = None,
     corners_px: np.ndarray | None = None,
     camera: CameraCalibration | None = None,
-    column_pitch_m: float = STANDARD_COLUMN_PITCH_M,
-    row_pitch_m: float = STANDARD_ROW_PITCH_M,
 ) -> BoardCalibration:
     """Find the board in a frame (automatically, or from rough corners) and, with intrinsics, its pose.
 
-    Raises CalibrationFailedError when vision does not find the board.
+    `dimensions` gives rows, cols, pitches and disc plane depth (its corners and pose are ignored;
+    None: a standard 7x6 board). Raises CalibrationFailedError when vision does not find the board.
     """
     import vision
 
-    rows, cols = shape
+    dimensions = dimensions or BoardCalibration(rows=6, cols=7, corners_px=((0, 0),) * 4)
+    shape = (dimensions.rows, dimensions.cols)
     reading = vision.read(image_bgr, shape=shape, corners=corners_px)
     if not reading.is_board_found:
         reason = "; ".join(reading.problems) or "no hole lattice seen"
         raise CalibrationFailedError(f"board not found ({reason}): show the whole front of the board, or give its corners")
     centres = np.asarray(reading.hole_centres_px, float)
-    rvec = tvec = None
-    if camera is not None:
-        rvec, tvec = board_pose(centres, camera, column_pitch_m, row_pitch_m)
-        log.info("board pose: rvec %s rad, tvec %s m", np.round(rvec, 4), np.round(tvec, 4))
-    return BoardCalibration(
-        rows=rows, cols=cols, corners_px=corners_of(centres), column_pitch_m=column_pitch_m,
-        row_pitch_m=row_pitch_m, rvec_rad=rvec, tvec_m=tvec,
-    )
+    if camera is None:
+        return dataclasses.replace(dimensions, corners_px=corners_of(centres), rvec_rad=None, tvec_m=None)
+    rvec, tvec = board_pose(centres, camera, dimensions.column_pitch_m, dimensions.row_pitch_m, dimensions.disc_plane_depth_m)
+    log.info("board pose: rvec %s rad, tvec %s m", np.round(rvec, 4), np.round(tvec, 4))
+    corners = front_corners_px(rvec, tvec, camera, dimensions)
+    return dataclasses.replace(dimensions, corners_px=corners, rvec_rad=rvec, tvec_m=tvec)

@@ -30,10 +30,11 @@ def sim_board(world: Any, camera: CameraCalibration) -> BoardCalibration:
     """The board's true hole centres in the image, and its pose fitted to them."""
     geometry = world.config.board
     centres = np.asarray(world.hole_centres_px(), float)
-    rvec, tvec = board_pose(centres, camera, geometry.column_pitch_m, geometry.disc_diameter_m)
+    rvec, tvec = board_pose(centres, camera, geometry.column_pitch_m, geometry.row_pitch_m)
     return BoardCalibration(
         rows=geometry.rows, cols=geometry.columns, corners_px=corners_of(centres),
-        column_pitch_m=geometry.column_pitch_m, row_pitch_m=geometry.row_pitch_m, rvec_rad=rvec, tvec_m=tvec,
+        column_pitch_m=geometry.column_pitch_m, row_pitch_m=geometry.row_pitch_m,
+        disc_plane_depth_m=-geometry.front_face_y_m, rvec_rad=rvec, tvec_m=tvec,
     )
 
 

@@ -12,8 +12,9 @@ Layout (units in the key names; mm and degrees in the file, metres and radians i
     schema_version = 1
     [camera]   image_size_px = [w, h], camera_matrix = 3x3, distortion = [k1, k2, p1, p2, k3, ...],
                reprojection_error_px
-    [board]    rows, cols, column_pitch_mm, row_pitch_mm, corners_px = [[x, y] x4] (centres of the
-               tl, tr, br, bl holes), optional rvec_rad = [3], tvec_mm = [3] (board pose in the camera frame)
+    [board]    rows, cols, column_pitch_mm, row_pitch_mm, disc_plane_depth_mm, corners_px = [[x, y] x4]
+               (centres of the tl, tr, br, bl holes on the front face), optional rvec_rad = [3],
+               tvec_mm = [3] (board pose in the camera frame)
     [colours]  robot = "R", person = "Y", robot_bgr = [b, g, r], person_bgr = [b, g, r]
     [[drops.column]]  column = 1, x_mm, y_mm, z_mm, yaw_deg   (one per board column, arm base frame)
     [pick]     x_mm, y_mm, z_mm, yaw_deg   (where the arm grips a disc at the dispenser, arm base frame)
@@ -79,7 +80,10 @@ class CameraCalibration:
 
 @dataclasses.dataclass(frozen=True)
 class BoardCalibration:
-    """Where the board is in the image (corner hole centres), its hole pitches and, with intrinsics, its pose.
+    """Where the board is in the image (corner hole centres), its dimensions and, with intrinsics, its pose.
+
+    Corners are the hole centres on the front face. Through a hole the camera sees the slot, so the
+    centre of what it sees lies on the discs' mid-plane, `disc_plane_depth_m` behind the front face.
 
     The pose (rvec, tvec) maps the hole frame to the camera frame: origin at the bottom-left hole's
     centre on the front face, x along the bottom row towards the last column, y up the first column,
@@ -91,6 +95,7 @@ class BoardCalibration:
     corners_px: tuple[tuple[float, float], ...]
     column_pitch_m: float = 0.0347
     row_pitch_m: float = 0.0318
+    disc_plane_depth_m: float = 0.00725
     rvec_rad: tuple[float, float, float] | None = None
     tvec_m: tuple[float, float, float] | None = None
 
@@ -102,10 +107,14 @@ class BoardCalibration:
             object.__setattr__(self, "tvec_m", _floats(self.tvec_m))
         object.__setattr__(self, "column_pitch_m", float(self.column_pitch_m))
         object.__setattr__(self, "row_pitch_m", float(self.row_pitch_m))
+        object.__setattr__(self, "disc_plane_depth_m", float(self.disc_plane_depth_m))
         if self.rows < 2 or self.cols < 2:
             raise ValueError(f"board rows and cols must be at least 2, got {self.rows}x{self.cols}")
-        if not (0 < self.column_pitch_m < 1 and 0 < self.row_pitch_m < 1):
-            raise ValueError(f"board pitches {self.column_pitch_m} m, {self.row_pitch_m} m: give the hole spacing in metres")
+        if not (0 < self.column_pitch_m < 1 and 0 < self.row_pitch_m < 1 and 0 <= self.disc_plane_depth_m < 0.1):
+            raise ValueError(
+                f"board pitches {self.column_pitch_m} m, {self.row_pitch_m} m, disc plane {self.disc_plane_depth_m} m "
+                "behind the front: give the board's dimensions in metres"
+            )
         if len(self.corners_px) != 4 or any(len(point) != 2 for point in self.corners_px):
             raise ValueError(f"corners_px must be four [x, y] points (tl, tr, br, bl), got {self.corners_px!r}")
         if (self.rvec_rad is None) != (self.tvec_m is None):
@@ -286,6 +295,7 @@ def format_setup(setup: Setup) -> str:
             "cols": board.cols,
             "column_pitch_mm": round(board.column_pitch_m * 1000.0, 4),
             "row_pitch_mm": round(board.row_pitch_m * 1000.0, 4),
+            "disc_plane_depth_mm": round(board.disc_plane_depth_m * 1000.0, 4),
             "corners_px": [[round(x, 3), round(y, 3)] for x, y in board.corners_px],
         }
         if board.rvec_rad is not None and board.tvec_m is not None:
@@ -382,6 +392,7 @@ def _board_from(raw: Any) -> BoardCalibration:
         corners_px=tuple(_numbers(point, "board.corners_px point", 2) for point in corners),
         column_pitch_m=_number(_field(table, "board", "column_pitch_mm"), "board.column_pitch_mm") / 1000.0,
         row_pitch_m=_number(_field(table, "board", "row_pitch_mm"), "board.row_pitch_mm") / 1000.0,
+        disc_plane_depth_m=_number(_field(table, "board", "disc_plane_depth_mm"), "board.disc_plane_depth_mm") / 1000.0,
         rvec_rad=_numbers(table["rvec_rad"], "board.rvec_rad", 3) if has_rvec else None,
         tvec_m=tuple(value / 1000.0 for value in tvec_mm) if tvec_mm is not None else None,
     )

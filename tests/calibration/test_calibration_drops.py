@@ -51,7 +51,7 @@ def seen_board(hole_in_arm: np.ndarray, camera_in_arm: np.ndarray, noise_px: flo
     pixels = pixels.reshape(ROWS, COLS, 2) + rng.normal(0.0, noise_px, (ROWS, COLS, 2))
     rvec_fit, tvec_fit = board_pose(pixels, CAMERA, COLUMN_PITCH_M, ROW_PITCH_M)
     corners = [pixels[-1, 0], pixels[-1, -1], pixels[0, -1], pixels[0, 0]]
-    return BoardCalibration(ROWS, COLS, corners, COLUMN_PITCH_M, ROW_PITCH_M, rvec_fit, tvec_fit)
+    return BoardCalibration(ROWS, COLS, corners, COLUMN_PITCH_M, ROW_PITCH_M, rvec_rad=rvec_fit, tvec_m=tvec_fit)
 
 
 def camera_in_arm() -> np.ndarray:

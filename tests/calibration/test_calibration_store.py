@@ -122,7 +122,7 @@ def test_unwritable_value_keeps_the_old_file(tmp_path: Path) -> None:
         ("schema_version = 99\n", "another c4robot"),
         ("schema_version = 1\n[colours]\nrobot = 'R'\nperson = 'Y'\nrobot_bgr = [0, 0, 200]\n", "person_bgr is missing"),
         ("schema_version = 1\n[colours]\nrobot = 'R'\nperson = 'R'\nrobot_bgr = [0,0,9]\nperson_bgr = [0,0,9]\n", "different"),
-        ("schema_version = 1\n[board]\nrows = 6\ncols = 7\ncolumn_pitch_mm = 34.7\nrow_pitch_mm = 31.8\ncorners_px = [[1, 2], [3, 4]]\n", "four"),
+        ("schema_version = 1\n[board]\nrows = 6\ncols = 7\ncolumn_pitch_mm = 34.7\nrow_pitch_mm = 31.8\ndisc_plane_depth_mm = 7.25\ncorners_px = [[1, 2], [3, 4]]\n", "four"),
         ("schema_version = 1\n[board]\nrows = 6\ncols = 7\ncorners_px = [[1,2],[3,4],[5,6],[7,8]]\nrvec_rad = [0,0,0]\n", "tvec_mm"),
         ("schema_version = 1\n[board]\nrows = 6\ncols = 7\ncorners_px = [[1,2],[3,4],[5,6],[7,8]]\n", "column_pitch_mm is missing"),
         ("schema_version = 1\n[camera]\nimage_size_px = [640, 480]\ncamera_matrix = [[1, 0, 0], [0, 1, 0]]\n", "3 rows"),
