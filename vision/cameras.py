@@ -1,0 +1,171 @@
+"""Frame sources behind one interface: an OpenCV camera (index or URL), a video file, a folder of images,
+and the simulated camera. Each is a context manager whose `read()` returns one BGR frame.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import cv2
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff")
+WARMUP_FRAMES = 5
+
+
+@runtime_checkable
+class Camera(Protocol):
+    """A source of BGR frames (np.uint8, (H, W, 3))."""
+
+    def read(self) -> np.ndarray: ...
+
+    def close(self) -> None: ...
+
+    def __enter__(self) -> Camera: ...
+
+    def __exit__(self, *exc_info: object) -> None: ...
+
+
+class _ClosingContext:
+    def __enter__(self):  # type: ignore[no-untyped-def]
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Release the source (nothing to release by default)."""
+
+
+class OpenCVCamera(_ClosingContext):
+    """A webcam by index (0, 1, ...) or a stream URL, with exposure and white balance locked where it allows.
+
+    Locking matters: auto exposure and auto white balance change the disc colours between frames.
+    Raises ConnectionError when the camera cannot be opened.
+    """
+
+    def __init__(self, source: int | str = 0, width_px: int | None = None, height_px: int | None = None,
+                 lock_exposure: bool = True) -> None:
+        self.source = source
+        self._capture = cv2.VideoCapture(source)
+        if not self._capture.isOpened():
+            self._capture.release()
+            raise ConnectionError(
+                f"camera {source!r} could not be opened: check that it is plugged in and not used by another program"
+            )
+        if width_px:
+            self._capture.set(cv2.CAP_PROP_FRAME_WIDTH, width_px)
+        if height_px:
+            self._capture.set(cv2.CAP_PROP_FRAME_HEIGHT, height_px)
+        for _ in range(WARMUP_FRAMES):
+            self._capture.read()
+        if lock_exposure:
+            self._lock_auto_settings()
+
+    def _lock_auto_settings(self) -> None:
+        """Freeze exposure and white balance at the values the camera settled on (ignored where unsupported)."""
+        exposure = self._capture.get(cv2.CAP_PROP_EXPOSURE)
+        white_balance = self._capture.get(cv2.CAP_PROP_WB_TEMPERATURE)
+        self._capture.set(cv2.CAP_PROP_AUTO_EXPOSURE, 0.25)
+        self._capture.set(cv2.CAP_PROP_AUTO_EXPOSURE, 1)
+        if exposure:
+            self._capture.set(cv2.CAP_PROP_EXPOSURE, exposure)
+        self._capture.set(cv2.CAP_PROP_AUTO_WB, 0)
+        if white_balance:
+            self._capture.set(cv2.CAP_PROP_WB_TEMPERATURE, white_balance)
+        log.debug("camera %r: exposure %s, white balance %s locked", self.source, exposure, white_balance)
+
+    def read(self) -> np.ndarray:
+        ok, frame = self._capture.read()
+        if not ok or frame is None:
+            raise ConnectionError(f"camera {self.source!r} gave no frame: check the cable or the stream URL")
+        return frame
+
+    def close(self) -> None:
+        self._capture.release()
+
+
+class VideoFileCamera(_ClosingContext):
+    """Frames of a video file in order; EOFError at the end (`loop=True` starts again)."""
+
+    def __init__(self, path: str | Path, loop: bool = False) -> None:
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise FileNotFoundError(f"video {self.path} does not exist: give the path of a video file")
+        self.loop = loop
+        self._capture = cv2.VideoCapture(str(self.path))
+        if not self._capture.isOpened():
+            self._capture.release()
+            raise OSError(f"video {self.path} could not be opened: give a video OpenCV can decode (mp4, avi)")
+
+    def read(self) -> np.ndarray:
+        ok, frame = self._capture.read()
+        if not ok and self.loop:
+            self._capture.set(cv2.CAP_PROP_POS_FRAMES, 0)
+            ok, frame = self._capture.read()
+        if not ok or frame is None:
+            raise EOFError(f"video {self.path} has no more frames")
+        return frame
+
+    def close(self) -> None:
+        self._capture.release()
+
+
+class ImageFolderCamera(_ClosingContext):
+    """The images of a folder in name order, one per read; EOFError after the last (`loop=True` starts again)."""
+
+    def __init__(self, folder: str | Path, loop: bool = False) -> None:
+        self.folder = Path(folder)
+        if not self.folder.is_dir():
+            raise FileNotFoundError(f"image folder {self.folder} does not exist: give a folder of photos")
+        self.paths = sorted(p for p in self.folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+        if not self.paths:
+            raise FileNotFoundError(f"image folder {self.folder} holds no images: add .png or .jpg files")
+        self.loop = loop
+        self._next = 0
+
+    def read(self) -> np.ndarray:
+        if self._next >= len(self.paths):
+            if not self.loop:
+                raise EOFError(f"image folder {self.folder} has no more images")
+            self._next = 0
+        path = self.paths[self._next]
+        self._next += 1
+        frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if frame is None:
+            raise OSError(f"image {path} could not be read: remove it or replace it with a PNG or JPEG")
+        return frame
+
+
+class SimCamera(_ClosingContext):
+    """The simulated world's camera: any object with `render_camera() -> BGR frame` (a `sim.World`).
+
+    The world is owned by the caller: closing the camera does not close the world.
+    """
+
+    def __init__(self, world: Any) -> None:
+        if not callable(getattr(world, "render_camera", None)):
+            raise TypeError(f"{type(world).__name__} has no render_camera(): give a sim.World")
+        self.world = world
+
+    def read(self) -> np.ndarray:
+        return np.ascontiguousarray(self.world.render_camera())
+
+
+def open_camera(source: int | str | Path) -> Camera:
+    """A camera for a CLI-style source: an index ('0'), a folder, a video file or a stream URL."""
+    text = str(source)
+    if text.isdigit():
+        return OpenCVCamera(int(text))
+    path = Path(text)
+    if path.is_dir():
+        return ImageFolderCamera(path)
+    if path.is_file():
+        return VideoFileCamera(path)
+    if "://" in text:
+        return OpenCVCamera(text)
+    raise FileNotFoundError(f"camera source {text} is neither an index, a folder, a video file nor a URL")

@@ -1,0 +1,89 @@
+"""The move detector: the board a move ago plus a stable reading gives one new disc, or a named event.
+
+Grids here use the engine's values (1 first player, 2 second, row 0 at the bottom). A reading's values
+are matched to the players by agreeing with the discs already on the board, so a reading whose colour
+numbering differs (colours learnt from the frame) still compares correctly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+import numpy as np
+
+from vision.reading import BoardReading
+
+
+class MoveKind(str, Enum):
+    """What changed between the previous board and the reading."""
+
+    MOVE = "move"
+    NONE = "none"
+    TWO_DISCS = "two_discs"
+    DISC_REMOVED = "disc_removed"
+    WRONG_COLOUR = "wrong_colour"
+    FLOATING_DISC = "floating_disc"
+    BOARD_NOT_FOUND = "board_not_found"
+
+
+@dataclass(frozen=True)
+class MoveEvent:
+    """kind; column and row (0-based, row 0 at the bottom) of the new disc when there is one; a sentence for the person."""
+
+    kind: MoveKind
+    column: int | None
+    row: int | None
+    message: str
+
+
+def players_grid(previous_grid: np.ndarray, reading_grid: np.ndarray) -> np.ndarray:
+    """The reading's grid with its colour values renamed to players, choosing the naming that agrees with the old discs."""
+    swapped = np.where(reading_grid == 0, 0, 3 - reading_grid).astype(np.int8)
+    old = previous_grid != 0
+    if (swapped[old] == previous_grid[old]).sum() > (reading_grid[old] == previous_grid[old]).sum():
+        return swapped
+    return reading_grid.astype(np.int8)
+
+
+def detect_move(previous_grid: np.ndarray, reading: BoardReading, expected_player: int) -> MoveEvent:
+    """Compare the board before the move with an accepted reading; exactly one new disc of `expected_player`
+    resting on a filled cell (or the bottom) is a move, anything else is an event the game loop handles.
+    """
+    previous = np.asarray(previous_grid, dtype=np.int8)
+    if expected_player not in (1, 2):
+        raise ValueError(f"expected_player {expected_player} must be 1 or 2")
+    if not reading.is_board_found:
+        return MoveEvent(MoveKind.BOARD_NOT_FOUND, None, None, "I cannot see the board: please keep it in view of the camera.")
+    if previous.shape != reading.grid.shape:
+        raise ValueError(f"previous grid shape {previous.shape} differs from the reading's {reading.grid.shape}")
+    current = players_grid(previous, reading.grid)
+    gone = np.argwhere((previous != 0) & (current != previous))
+    if len(gone):
+        row, column = (int(v) for v in gone[0])
+        what = "is gone" if current[row, column] == 0 else "changed colour"
+        return MoveEvent(
+            MoveKind.DISC_REMOVED, column, row,
+            f"The disc in column {column + 1}, row {row + 1} {what}: please put the board back as it was.",
+        )
+    new = np.argwhere((previous == 0) & (current != 0))
+    if len(new) == 0:
+        return MoveEvent(MoveKind.NONE, None, None, "No new disc yet.")
+    if len(new) > 1:
+        columns = sorted({int(column) + 1 for _, column in new})
+        return MoveEvent(
+            MoveKind.TWO_DISCS, None, None,
+            f"I see {len(new)} new discs (columns {', '.join(map(str, columns))}): please play one disc per turn.",
+        )
+    row, column = (int(v) for v in new[0])
+    if row > 0 and current[row - 1, column] == 0:
+        return MoveEvent(
+            MoveKind.FLOATING_DISC, column, row,
+            f"The new disc in column {column + 1} seems to float above an empty cell: is a hand or something in the way?",
+        )
+    if current[row, column] != expected_player:
+        return MoveEvent(
+            MoveKind.WRONG_COLOUR, column, row,
+            f"The new disc in column {column + 1} is the other player's colour: please take it out and play your own colour.",
+        )
+    return MoveEvent(MoveKind.MOVE, column, row, f"Disc played in column {column + 1}.")
