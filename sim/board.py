@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pybullet as p
 
-from sim.board_mesh import plate_obj
+from sim.board_mesh import COLLISION_HOLE_SEGMENTS, VISUAL_HOLE_SEGMENTS, plate_obj
 from sim.config import BoardGeometry, BoardPose
 
 BOARD_BLUE = (0.08, 0.22, 0.72, 1.0)
@@ -80,10 +80,11 @@ class Board:
             visual = p.createVisualShape(p.GEOM_BOX, halfExtents=box.half_extents, rgbaColor=BOARD_BLUE, physicsClientId=client)
             self._add_part(collision, visual, np.array(box.centre), np.array(p.getQuaternionFromEuler((box.tilt_rad, 0.0, 0.0))))
         for is_front in (True, False):
-            mesh_path = str(plate_obj(geometry, is_front))
-            collision = p.createCollisionShape(p.GEOM_MESH, fileName=mesh_path, flags=p.GEOM_FORCE_CONCAVE_TRIMESH,
+            collision_mesh = str(plate_obj(geometry, is_front, COLLISION_HOLE_SEGMENTS))
+            visual_mesh = str(plate_obj(geometry, is_front, VISUAL_HOLE_SEGMENTS))
+            collision = p.createCollisionShape(p.GEOM_MESH, fileName=collision_mesh, flags=p.GEOM_FORCE_CONCAVE_TRIMESH,
                                                physicsClientId=client)
-            visual = p.createVisualShape(p.GEOM_MESH, fileName=mesh_path, rgbaColor=BOARD_BLUE, physicsClientId=client)
+            visual = p.createVisualShape(p.GEOM_MESH, fileName=visual_mesh, rgbaColor=BOARD_BLUE, physicsClientId=client)
             self._add_part(collision, visual, np.zeros(3), np.array([0.0, 0.0, 0.0, 1.0]))
         self.set_pose(pose)
 

@@ -28,7 +28,8 @@ import numpy as np
 
 from sim.config import BoardGeometry
 
-HOLE_SEGMENTS = 40
+VISUAL_HOLE_SEGMENTS = 40
+COLLISION_HOLE_SEGMENTS = 12  # discs are wider than the holes: a coarse hole collides the same, and faster
 
 
 class _MeshBuilder:
@@ -67,10 +68,10 @@ def _ray_to_rectangle(angle: float, half_w: float, half_h: float) -> tuple[float
 
 
 def _cell_with_hole(mesh: _MeshBuilder, cx: float, cz: float, half_w: float, half_h: float, radius: float,
-                    y_front: float, y_back: float) -> None:
+                    y_front: float, y_back: float, segments: int) -> None:
     corner_angles = sorted(math.atan2(sz * half_h, sx * half_w) % (2 * math.pi) for sx in (-1, 1) for sz in (-1, 1))
-    step = 2 * math.pi / HOLE_SEGMENTS
-    for i in range(HOLE_SEGMENTS):
+    step = 2 * math.pi / segments
+    for i in range(segments):
         a0, a1 = i * step, (i + 1) * step
         c0 = (cx + radius * math.cos(a0), cz + radius * math.sin(a0))
         c1 = (cx + radius * math.cos(a1), cz + radius * math.sin(a1))
@@ -89,9 +90,9 @@ def _rectangle(mesh: _MeshBuilder, x0: float, z0: float, x1: float, z1: float, y
     mesh.triangle_2d((x0, z0), (x1, z1), (x0, z1), y_front, y_back)
 
 
-def plate_mesh(geometry: BoardGeometry, y_front: float, y_back: float) -> tuple[np.ndarray, np.ndarray]:
+def plate_mesh(geometry: BoardGeometry, y_front: float, y_back: float, segments: int) -> tuple[np.ndarray, np.ndarray]:
     """(vertices (n, 3) metres in the board frame, faces (m, 3) vertex indices) of a holed plate between
-    the planes y = y_front and y = y_back (y_front < y_back)."""
+    the planes y = y_front and y = y_back (y_front < y_back), each hole a polygon of `segments` sides."""
     g = geometry
     mesh = _MeshBuilder()
     half_plate, half_grid = g.plate_width_m / 2, g.grid_width_m / 2
@@ -99,7 +100,7 @@ def plate_mesh(geometry: BoardGeometry, y_front: float, y_back: float) -> tuple[
     for row in range(g.rows):
         for column in range(g.columns):
             _cell_with_hole(mesh, g.column_x_m(column), g.row_z_m(row), g.column_pitch_m / 2, g.row_pitch_m / 2,
-                            g.hole_diameter_m / 2, y_front, y_back)
+                            g.hole_diameter_m / 2, y_front, y_back, segments)
     _rectangle(mesh, -half_plate, 0.0, -half_grid, g.plate_top_m, y_front, y_back)
     _rectangle(mesh, half_grid, 0.0, half_plate, g.plate_top_m, y_front, y_back)
     _rectangle(mesh, -half_grid, 0.0, half_grid, grid_bottom, y_front, y_back)
@@ -117,18 +118,18 @@ def _obj_text(vertices: np.ndarray, faces: np.ndarray) -> str:
     return "\n".join(lines) + "\n"
 
 
-def plate_obj(geometry: BoardGeometry, is_front: bool, cache_dir: Path | None = None) -> Path:
+def plate_obj(geometry: BoardGeometry, is_front: bool, segments: int, cache_dir: Path | None = None) -> Path:
     """Path of the front (or back) plate's OBJ file for this geometry, written once (atomically) and cached."""
     cache_dir = cache_dir or Path(tempfile.gettempdir()) / "c4robot-sim-meshes"
     name = "front" if is_front else "back"
-    digest = hashlib.sha1(f"{HOLE_SEGMENTS}{geometry!r}".encode()).hexdigest()[:16]
-    path = cache_dir / f"{name}_plate_{digest}.obj"
+    digest = hashlib.sha1(f"{segments}{geometry!r}".encode()).hexdigest()[:16]
+    path = cache_dir / f"{name}_plate_{segments}_{digest}.obj"
     if path.is_file():
         return path
     cache_dir.mkdir(parents=True, exist_ok=True)
     inner_y = geometry.slot_gap_m / 2
     y_range = (-inner_y - geometry.plate_thickness_m, -inner_y) if is_front else (inner_y, inner_y + geometry.plate_thickness_m)
-    vertices, faces = plate_mesh(geometry, *y_range)
+    vertices, faces = plate_mesh(geometry, *y_range, segments)
     handle, temporary = tempfile.mkstemp(dir=cache_dir, suffix=".obj.tmp")
     with os.fdopen(handle, "w") as stream:
         stream.write(_obj_text(vertices, faces))
