@@ -1,0 +1,31 @@
+"""The score scale of the heuristic search, and its translation to Pons' scale.
+
+Inside the search a forced win scores WIN minus the plies to the winning disc (so quicker wins score
+higher and slower losses lose less), evaluations stay far below PROVEN, and INFINITY bounds all.
+Pons' scale, used everywhere outside: (cells + 1 - stones before the winning disc) // 2, negative for
+a loss, 0 for a draw.
+"""
+
+from __future__ import annotations
+
+WIN = 100_000
+PROVEN = WIN - 1_000  # |score| above this: a forced win or loss
+INFINITY = WIN + 1
+
+
+def is_proven(value: int) -> bool:
+    """True for a search score that is a forced win or loss."""
+    return abs(value) > PROVEN
+
+
+def is_exact_at(value: int, depth: int) -> bool:
+    """True when a win/loss found by a `depth`-ply search is also the quickest one: its plies fit the
+    depth (forced-move extensions find longer wins that a quicker, unforced one may beat)."""
+    return is_proven(value) and WIN - abs(value) <= depth
+
+
+def pons_score(value: int, cells: int, played: int) -> int:
+    """A search win/loss score, found with `played` stones on a board of `cells`, on Pons' scale."""
+    plies = WIN - abs(value)
+    magnitude = (cells + 2 - played - plies) // 2
+    return magnitude if value > 0 else -magnitude

@@ -1,0 +1,312 @@
+"""The player's move choice under a time budget: `search(position, Limit(time=0.5), level=10)`.
+
+Anytime: a legal move is ready from the first milliseconds, and every completed depth of the
+iterative deepening replaces it. The layers, from perfect to heuristic:
+  1. the opening book (engine/book.py), for the first moves of a 7x6 game;
+  2. the exact solver (engine.solver) with a node limit taken from the budget: when it finishes the
+     move is perfect, the quickest win or the slowest loss (level 10 only);
+  3. the heuristic alpha-beta of engine/alphabeta.py, whose win/loss scores are proofs too, and
+     whose evaluation knows threats, their rows and zugzwang (engine/evaluation.py). It plays any
+     board size (9x7, 8x8) under the same budget.
+Lower levels (engine/levels.py) cap the depth, add evaluation noise and random blunders.
+Scores are from the side to move's view: Pons' scale when proven, evaluation points otherwise.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from dataclasses import dataclass
+
+from typing import TYPE_CHECKING
+
+from engine.levels import level_settings
+from engine.position import Position
+from engine.scores import INFINITY, is_exact_at, is_proven, pons_score
+
+if TYPE_CHECKING:  # the numba-backed modules load on the first search, so `import engine` stays quick
+    import numpy as np
+
+    from engine.alphabeta import AlphaBeta, Iteration
+    from engine.solver import Solver
+
+TIMER_MARGIN_S = 0.012  # the kernel stops this long before the deadline: the answer still has to be built
+NEXT_DEPTH_GROWTH = 2.5  # a depth takes about this many times the previous one: start it only if it fits
+EXACT_SHARE = 0.45  # share of the budget the exact solver may spend before the heuristic search takes over
+SOLVER_TABLE_MB = 64.0
+MIN_SOLVER_NODES = 20_000  # below this a solver call is not worth its overhead
+ORDERING_DEPTH, ORDERING_NODES = 6, 30_000  # the shallow search that orders the exact solver's children
+FIRST_SOLVER_NODES_PER_S = 3_000_000  # a cautious guess until this process has measured its own speed
+
+
+@dataclass(frozen=True)
+class Limit:
+    """Bounds of one search; None means unbounded (at least one should be set for a real game)."""
+
+    time: float | None = 0.5  # seconds
+    depth: int | None = None  # plies of the heuristic search
+    nodes: int | None = None  # positions visited by the heuristic search
+
+    def __post_init__(self) -> None:
+        if self.time is not None and self.time <= 0:
+            raise ValueError(f"time limit {self.time} s is not positive: give a budget above 0")
+        if self.depth is not None and self.depth < 1:
+            raise ValueError(f"depth limit {self.depth} is below 1: give at least one ply")
+        if self.nodes is not None and self.nodes < 1:
+            raise ValueError(f"node limit {self.nodes} is below 1: give at least one node")
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """The chosen move and what the search knows about it.
+
+    column: 0-based; score: side to move's view (Pons' scale when proven, else evaluation points);
+    proven: the score is exact; depth: plies searched (0 for a book move or a blunder); pv: the
+    expected line from this move on; column_scores: per column in the same units as `score`
+    (None: full column or not searched).
+    """
+
+    column: int
+    score: int
+    proven: bool
+    depth: int
+    nodes: int
+    ms: float
+    pv: tuple[int, ...]
+    column_scores: tuple[int | None, ...]
+
+
+_local = threading.local()
+
+
+def _searcher(position: Position) -> AlphaBeta:
+    """This thread's heuristic search state for the position's board size (tables persist between moves)."""
+    from engine.alphabeta import AlphaBeta
+
+    searchers = getattr(_local, "searchers", None)
+    if searchers is None:
+        searchers = _local.searchers = {}
+    shape = (position.width, position.height, position.connect)
+    if shape not in searchers:
+        searchers[shape] = AlphaBeta(*shape)
+    return searchers[shape]
+
+
+def _solver() -> Solver:
+    """This thread's exact solver; its table persists, so each move profits from the previous ones."""
+    from engine.solver import Solver
+
+    solver = getattr(_local, "solver", None)
+    if solver is None:
+        solver = _local.solver = Solver(SOLVER_TABLE_MB)
+        _local.solver_nodes_per_s = FIRST_SOLVER_NODES_PER_S
+    return solver
+
+
+def warm_up(width: int = 7, height: int = 6, connect: int = 4) -> None:
+    """Load (or compile, on the very first run) the numba kernels, so the first real move keeps its budget.
+
+    Loading the cached kernels takes a few hundred ms; a game loop calls this once at start-up.
+    """
+    from engine.evaluation import make_weights
+
+    position = Position.from_moves("1", width, height, connect)
+    searcher = _searcher(position)
+    searcher.set_board(position.to_array())
+    searcher.iterate(1, make_weights(), centre_first(width), 0, 1 << 62)
+    if position.fits_64_bits:
+        _solver().clear()  # touches the table's memory now rather than during the first move
+        _solver().solve(position.play(0).play(0), node_limit=1)
+
+
+def centre_first(width: int) -> list[int]:
+    """Columns from the centre outwards: the usual first guess of a good move."""
+    return sorted(range(width), key=lambda col: (abs(2 * col - width + 1), col))
+
+
+def search(position: Position, limit: Limit = Limit(), level: int = 10, rng: random.Random | None = None,
+           style: str = "neutral") -> SearchResult:
+    """The move to play in `position` within `limit`, at skill `level` (1..10) and `style`.
+
+    `rng` seeds the variety among equally good moves (and the mistakes of low levels); without one
+    the choice is deterministic at levels 9 and 10.
+    Raises ValueError for a finished game, an unknown level or style.
+    """
+    started = time.perf_counter()
+    if position.is_over():
+        raise ValueError("the game is over: there is no move to search")
+    settings = level_settings(level)
+    legal = position.legal_moves()
+    if settings.blunder_rate > 0 or settings.noise > 0:
+        rng = rng or random.Random()
+    if settings.blunder_rate > 0 and rng.random() < settings.blunder_rate:
+        column = rng.choice(legal)
+        return SearchResult(column, 0, False, 0, 0, _ms_since(started), (column,),
+                            tuple(None for _ in range(position.width)))
+    if settings.exact and position.fits_64_bits and (limit.depth is None or limit.depth >= position.width * position.height - position.moves_played):
+        exact = _exact_answer(position, limit, rng, started)
+        if exact is not None:
+            return exact
+    from engine.evaluation import make_weights
+
+    salt = rng.getrandbits(31) if settings.noise > 0 else 0
+    weights = make_weights(style, NOISE=settings.noise, SALT=salt)
+    max_depth = min(d for d in (limit.depth, settings.max_depth, position.width * position.height) if d is not None)
+    return _deepen(position, limit, weights, max_depth, settings.margin, rng, started)
+
+
+def _exact_answer(position: Position, limit: Limit, rng: random.Random | None, started: float) -> SearchResult | None:
+    """A perfect move from the exact solver (quickest win, slowest loss), or None if it did not finish in its share.
+
+    The root's score first, then the children in centre-first order until one matches it; with an
+    rng, the other children too (time allowing) so that equally perfect moves take turns.
+    """
+    solver = _solver()
+    spent_nodes = 0
+
+    def node_budget() -> int:
+        """Nodes the solver may still use: what is left of its share of the time and of the node limit."""
+        allowed = limit.nodes - spent_nodes if limit.nodes is not None else 1 << 62
+        if limit.time is not None:
+            left_s = EXACT_SHARE * limit.time - (time.perf_counter() - started)
+            allowed = min(allowed, int(_local.solver_nodes_per_s * left_s))
+        return allowed
+
+    root = _timed_solve(solver, position, node_budget())
+    if root is None:
+        return None
+    spent_nodes = root.nodes
+    cells, played = position.width * position.height, position.moves_played
+    scores: list[int | None] = [None] * position.width
+    perfect: list[int] = []
+    for col in _likely_best_first(position, rng):
+        if position.is_winning_move(col):
+            score = (cells + 1 - played) // 2
+        else:
+            child = position.play(col)
+            if child.is_draw():
+                score = 0
+            else:
+                solved = _timed_solve(solver, child, node_budget())
+                if solved is None:
+                    continue  # a hard child: the next one may still prove the root's score
+                spent_nodes += solved.nodes
+                score = -solved.score
+        scores[col] = score
+        if score == root.score:
+            perfect.append(col)
+            if rng is None:
+                break
+    if not perfect:
+        return None
+    column = rng.choice(perfect) if rng is not None else perfect[0]
+    return SearchResult(column, root.score, True, cells - played, spent_nodes, _ms_since(started), (column,),
+                        tuple(scores))
+
+
+def _likely_best_first(position: Position, rng: random.Random | None) -> list[int]:
+    """Legal columns, best first by a shallow heuristic search (ties shuffled by `rng`): the child
+    that matches the root's exact score is then usually the first one solved."""
+    from engine.evaluation import make_weights
+
+    searcher = _searcher(position)
+    weights = make_weights()
+    searcher.use_weights(weights)
+    searcher.set_board(position.to_array())
+    searcher.reset_nodes()
+    remaining = position.width * position.height - position.moves_played
+    order = centre_first(position.width)
+    if rng is not None:
+        rng.shuffle(order)
+    iteration = searcher.iterate(min(ORDERING_DEPTH, remaining), weights, order, 0, ORDERING_NODES)
+    if iteration is not None:
+        order.sort(key=lambda col: -int(iteration.column_scores[col]))
+    return [col for col in order if position.can_play(col)]
+
+
+def _timed_solve(solver: Solver, position: Position, node_budget: int):
+    """Solve within `node_budget` nodes (None if not enough) and learn this process's solver speed."""
+    if node_budget < MIN_SOLVER_NODES:
+        return None
+    started = time.perf_counter()
+    result = solver.solve(position, node_limit=node_budget)
+    elapsed_s = time.perf_counter() - started
+    nodes = node_budget if result is None else result.nodes
+    if nodes > MIN_SOLVER_NODES and elapsed_s > 0:
+        _local.solver_nodes_per_s = 0.6 * _local.solver_nodes_per_s + 0.4 * nodes / elapsed_s
+    return result
+
+
+def _deepen(position: Position, limit: Limit, weights: np.ndarray, max_depth: int, margin: int,
+            rng: random.Random | None, started: float) -> SearchResult:
+    """Iterative deepening of the heuristic search until proven, at max depth, or out of budget."""
+    searcher = _searcher(position)
+    searcher.use_weights(weights)
+    searcher.set_board(position.to_array())
+    searcher.reset_nodes()
+    remaining_cells = position.width * position.height - position.moves_played
+    node_limit = limit.nodes if limit.nodes is not None else 1 << 62
+    order = centre_first(position.width)
+    best: Iteration | None = None
+    timer = None
+    searcher.stop[0] = 0
+    if limit.time is not None:
+        delay_s = max(0.0, started + limit.time - TIMER_MARGIN_S - time.perf_counter())
+        timer = threading.Timer(delay_s, searcher.stop.__setitem__, (0, 1))
+        timer.daemon = True
+        timer.start()
+    try:
+        for depth in range(1, max_depth + 1):
+            iteration_started = time.perf_counter()
+            iteration = searcher.iterate(depth, weights, order, margin, node_limit)
+            if iteration is None:
+                break
+            best = iteration
+            order = sorted(order, key=lambda col: -int(iteration.column_scores[col]))
+            if is_exact_at(iteration.score, depth) or depth >= remaining_cells:
+                break
+            now = time.perf_counter()
+            if limit.time is not None and now + NEXT_DEPTH_GROWTH * (now - iteration_started) > started + limit.time:
+                break  # the next depth would not finish: answer now
+    finally:
+        if timer is not None:
+            timer.cancel()
+    if best is None:
+        return _first_legal_answer(position, searcher.nodes, started)
+    return _answer(position, best, margin, rng, searcher.nodes, remaining_cells, started)
+
+
+def _first_legal_answer(position: Position, nodes: int, started: float) -> SearchResult:
+    """Not even depth 1 finished (a tiny budget): the centre-most legal move, unproven."""
+    column = next(col for col in centre_first(position.width) if position.can_play(col))
+    return SearchResult(column, 0, False, 0, nodes, _ms_since(started), (column,),
+                        tuple(None for _ in range(position.width)))
+
+
+def _answer(position: Position, iteration: Iteration, margin: int, rng: random.Random | None, nodes: int,
+            remaining_cells: int, started: float) -> SearchResult:
+    """Turn the deepest completed iteration into a result; pick among the equally good moves."""
+    cells, played = position.width * position.height, position.moves_played
+    scores = iteration.column_scores
+    best_value = int(scores.max())
+    if is_proven(best_value):
+        margin = 0  # never trade a quicker win (or a slower loss) for variety
+    candidates = [col for col in iteration.pv[:1] + centre_first(position.width)
+                  if scores[col] > -INFINITY and iteration.exact[col] and scores[col] >= best_value - margin]
+    candidates = list(dict.fromkeys(candidates))
+    column = rng.choice(candidates) if rng is not None and len(candidates) > 1 else candidates[0]
+    exact_draw = iteration.depth >= remaining_cells
+
+    def convert(value: int) -> int:
+        return pons_score(value, cells, played) if is_proven(value) else value
+
+    column_scores = tuple(None if scores[col] <= -INFINITY else convert(int(scores[col])) for col in range(position.width))
+    value = int(scores[column])
+    proven = is_exact_at(value, iteration.depth) or exact_draw
+    pv = tuple(iteration.pv) if iteration.pv and iteration.pv[0] == column else (column,)
+    return SearchResult(column, convert(value), proven, iteration.depth, nodes, _ms_since(started), pv, column_scores)
+
+
+def _ms_since(started: float) -> float:
+    return (time.perf_counter() - started) * 1000.0

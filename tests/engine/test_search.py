@@ -1,0 +1,103 @@
+"""engine.search: always a legal move inside the limit, wins taken, losses blocked, proofs that agree with the solver."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine.position import Position
+from engine.search import Limit, search
+from engine.solver import Solver
+
+
+def random_positions(count: int, seed: int, width: int = 7, height: int = 6) -> list[Position]:
+    """Positions from random games, at random lengths, none finished."""
+    rng = random.Random(seed)
+    found = []
+    while len(found) < count:
+        position = Position.empty(width, height)
+        for _ in range(rng.randrange(0, width * height - 4)):
+            moves = [col for col in position.legal_moves() if not position.is_winning_move(col)]
+            if not moves:
+                break
+            position = position.play(rng.choice(moves))
+        if not position.is_over():
+            found.append(position)
+    return found
+
+
+@pytest.mark.parametrize("level", [1, 5, 9, 10])
+def test_moves_are_legal_and_inside_node_and_depth_limits(level: int) -> None:
+    for position in random_positions(12, seed=level):
+        result = search(position, Limit(time=None, depth=6, nodes=40_000), level=level, rng=random.Random(3))
+        assert position.can_play(result.column)
+        assert result.depth <= 6
+        assert result.nodes <= 40_000 + 1024  # the kernel polls its limit every 1024 nodes
+        assert len(result.column_scores) == position.width
+
+
+@pytest.mark.parametrize("level", [9, 10])
+def test_takes_an_immediate_win(level: int) -> None:
+    # first player has three on the bottom row (columns 2-4) and wins in 1 or 5
+    position = Position.from_moves("2233445"[:6])
+    result = search(position, Limit(time=None, depth=4), level=level)
+    assert position.is_winning_move(result.column)
+    assert result.proven and result.score == (42 + 1 - 6) // 2
+
+
+@pytest.mark.parametrize("level", [9, 10])
+def test_blocks_an_immediate_loss(level: int) -> None:
+    # the second player to move must stop three in column 1 (1-based)
+    position = Position.from_moves("12121")
+    result = search(position, Limit(time=None, depth=4), level=level)
+    assert result.column == 0
+
+
+def test_proven_scores_match_the_solver(shared_dir) -> None:
+    lines = (shared_dir / "engine" / "testsets" / "Test_L2_R1").read_text().split("\n")[:12]
+    solver = Solver(16)
+    for line in lines:
+        moves, expected = line.split()
+        position = Position.from_moves(moves)
+        result = search(position, Limit(time=None, nodes=3_000_000), level=10)
+        assert result.proven
+        assert result.score == int(expected)
+        child = position.play(result.column)
+        kept = (42 + 1 - position.moves_played) // 2 if child.winner() else (
+            0 if child.is_draw() else -solver.solve(child).score)
+        assert kept == int(expected), f"{moves}: played {result.column + 1}, worth {kept}"
+
+
+def test_heuristic_wins_are_proofs(shared_dir) -> None:
+    solver = Solver(16)
+    lines = (shared_dir / "engine" / "testsets" / "Test_L3_R1").read_text().split("\n")[:20]
+    for line in lines:
+        moves, expected = line.split()
+        result = search(Position.from_moves(moves), Limit(time=None, depth=12), level=9)
+        if result.proven:
+            assert result.score == int(expected), moves
+    assert solver  # the solver stays the reference above
+
+
+@pytest.mark.parametrize("size", [(9, 7), (8, 8)])
+def test_bigger_boards_play_with_the_heuristic_search(size: tuple[int, int]) -> None:
+    position = Position.from_moves("5152", *size)
+    result = search(position, Limit(time=None, depth=5), level=10)
+    assert position.can_play(result.column)
+    assert result.depth == 5 and not result.proven
+
+
+def test_equal_moves_vary_with_the_rng() -> None:
+    position = Position.empty()
+    columns = {search(position, Limit(time=None, depth=2), level=3, rng=random.Random(seed)).column for seed in range(12)}
+    assert len(columns) > 1
+
+
+def test_finished_game_and_bad_level_are_value_errors() -> None:
+    with pytest.raises(ValueError, match="game is over"):
+        search(Position.from_moves("1212121"), Limit(time=None, depth=2))
+    with pytest.raises(ValueError, match="level 11"):
+        search(Position.empty(), Limit(time=None, depth=2), level=11)
+    with pytest.raises(ValueError, match="time limit"):
+        Limit(time=0)
