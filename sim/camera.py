@@ -32,10 +32,15 @@ def camera_axes(config: CameraConfig) -> np.ndarray:
 
 
 def intrinsics(config: CameraConfig) -> np.ndarray:
-    """3x3 camera matrix K of the rendered images (square pixels, principal point at the centre)."""
+    """3x3 camera matrix K of the rendered images (square pixels).
+
+    The principal point is where TinyRenderer puts the optical axis: at (width / 2, height / 2 - 1) in
+    OpenCV pixel coordinates (measured on rendered marker spheres, within 0.1 px), not at the
+    geometric centre ((width - 1) / 2, (height - 1) / 2).
+    """
     focal_px = (config.height_px / 2) / math.tan(math.radians(config.vertical_fov_deg) / 2)
-    return np.array([[focal_px, 0.0, (config.width_px - 1) / 2],
-                     [0.0, focal_px, (config.height_px - 1) / 2],
+    return np.array([[focal_px, 0.0, config.width_px / 2],
+                     [0.0, focal_px, config.height_px / 2 - 1],
                      [0.0, 0.0, 1.0]])
 
 

@@ -241,6 +241,11 @@ class World:
                 grid[cell] = disc.player
         return grid
 
+    def disc_pose(self, body: int) -> tuple[np.ndarray, np.ndarray]:
+        """(xyz, quaternion xyzw) of a disc in the world."""
+        position, orientation = p.getBasePositionAndOrientation(body, physicsClientId=self.client)
+        return np.array(position), np.array(orientation)
+
     def disc_cell(self, body: int) -> tuple[int, int] | None:
         """(row, column) of the cell a disc rests in, or None."""
         position, _ = p.getBasePositionAndOrientation(body, physicsClientId=self.client)
