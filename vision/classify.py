@@ -26,6 +26,8 @@ MATCH_RADIUS = 16.0
 SPARED_SECTORS = 2
 COVERAGE_THRESHOLD = 0.5
 COVERAGE_GAIN = 12.0
+MISSING_COVERAGE_GAIN = 30.0
+DISCARDED_EVIDENCE_COST = 0.5
 COLOUR_COST = 1.0
 DULL_COLOUR_COST = 14.0
 SATURATED_CHROMA = 45.0
@@ -103,14 +105,21 @@ def _cell_scores(samples: HoleSamples, colours: tuple[np.ndarray, ...], distance
     scores = np.full((2, rows, cols), -1e6)
     covered = coverage(distances, samples.sector)
     for index, colour in enumerate(colours):
-        gain = COVERAGE_GAIN * (covered[:, index] - COVERAGE_THRESHOLD) - _dullness_cost(colour)
+        margin = covered[:, index] - COVERAGE_THRESHOLD
+        gain = np.where(margin > 0, COVERAGE_GAIN, MISSING_COVERAGE_GAIN) * margin - _dullness_cost(colour)
         scores[index] = gain.reshape(rows, cols)
     return scores
 
 
 def _evaluate(colours: tuple[np.ndarray, ...], cell_scores: np.ndarray) -> _Outcome:
+    """The best legal board under one hypothesis, scored with its priors.
+
+    Disc-like evidence that the legal board leaves empty costs too: a colour that fills holes gravity
+    says are empty is being seen through the board, so it is more likely background than a disc.
+    """
     score, grid = best_legal_grid(cell_scores[0], cell_scores[1], ALLOWED_DIFFERENCES)
-    return _Outcome(score - COLOUR_COST * len(colours), grid, cell_scores, colours)
+    discarded = float(np.maximum(cell_scores[:, grid == 0], 0.0).sum())
+    return _Outcome(score - COLOUR_COST * len(colours) - DISCARDED_EVIDENCE_COST * discarded, grid, cell_scores, colours)
 
 
 def _best_hypothesis(samples: HoleSamples) -> _Outcome:
