@@ -199,6 +199,19 @@ class ArmMount:
         _require(Path(self.urdf_path).is_file(), f"arm URDF {self.urdf_path} not found: give an existing .urdf file")
         _require(self.pedestal_height_m >= 0, f"pedestal height {self.pedestal_height_m} m: must not be negative")
 
+    @classmethod
+    def pybullet_arm(cls, name: str) -> ArmMount:
+        """One of the arms pybullet_data ships ("panda" or "kuka"), standing on the table farther behind the board."""
+        import pybullet_data
+
+        if name not in PYBULLET_ARMS:
+            raise ValueError(f"arm {name!r} is not shipped with pybullet_data: use one of {', '.join(PYBULLET_ARMS)}")
+        return cls(urdf_path=Path(pybullet_data.getDataPath()) / PYBULLET_ARMS[name], base_xy_m=(0.0, 0.45),
+                   pedestal_height_m=0.0, dispenser_xy_m=(0.25, 0.25), dispenser_height_m=0.18)
+
+
+PYBULLET_ARMS = {"panda": "franka_panda/panda.urdf", "kuka": "kuka_iiwa/model.urdf"}
+
 
 @dataclass(frozen=True)
 class PhysicsConfig:

@@ -8,7 +8,7 @@ import numpy as np
 import pybullet as p
 import pytest
 
-from sim import World, WorldConfig
+from sim import ArmMount, World, WorldConfig
 
 # c4arm.urdf, as documented in its header comment (metres).
 SHOULDER_HEIGHT_M = 0.072 + 0.0354
@@ -96,3 +96,13 @@ def test_joint_targets_outside_the_limits_are_refused() -> None:
             world.set_arm_joints([0.0, 3.0, 0.0, 0.0, 0.0])
         with pytest.raises(ValueError, match="5 joints"):
             world.set_arm_joints([0.0, 0.0])
+
+
+@pytest.mark.parametrize("name, joints", [("panda", 7), ("kuka", 7)])
+def test_a_pybullet_data_arm_can_replace_the_desktop_arm(name: str, joints: int) -> None:
+    with World(WorldConfig(arm=ArmMount.pybullet_arm(name))) as world:
+        assert len(world.arm_joint_names()) == joints
+        start_xyz, _ = world.tool_pose()
+        world.set_arm_joints([0.3 * (limit.lower_rad + limit.upper_rad) / 2 + 0.2 for limit in world.arm_joint_limits()])
+        world.step(0.1)
+        assert np.linalg.norm(world.tool_pose()[0] - start_xyz) > 0.01
