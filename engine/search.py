@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # the numba-backed modules load on the first search, so `impo
     from engine.alphabeta import AlphaBeta, Iteration
     from engine.solver import Solver
 
-TIMER_MARGIN_S = 0.012  # the kernel stops this long before the deadline: the answer still has to be built
+TIMER_MARGIN_S = 0.025  # the kernel stops this long before the deadline: the answer still has to be built
 NEXT_DEPTH_GROWTH = 2.5  # a depth takes about this many times the previous one: start it only if it fits
 EXACT_SHARE = 0.45  # share of the budget the exact solver may spend before the heuristic search takes over
 SOLVER_TABLE_MB = 64.0

@@ -11,9 +11,10 @@ import argparse
 import logging
 import sys
 
-from robot.commands import COMMON, arm_commands, calibration_commands, engine_commands, game_commands, vision_commands
+from robot.commands import (COMMON, arm_commands, calibration_commands, engine_commands, game_commands,
+                            player_commands, vision_commands)
 
-COMMAND_MODULES = (engine_commands, vision_commands, arm_commands, calibration_commands, game_commands)
+COMMAND_MODULES = (engine_commands, player_commands, vision_commands, arm_commands, calibration_commands, game_commands)
 
 EXIT_BAD_INPUT = 2
 EXIT_FAILURE = 1

@@ -1,0 +1,136 @@
+"""`c4robot move` and `c4robot match`: the playing engine from the command line, and its play benchmark.
+
+`bench_play(args)` is called by `c4robot bench engine --play` (the engine area's parser owns the flags).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import time
+from pathlib import Path
+
+from robot.commands import COMMON
+
+STYLES = ("neutral", "expansive", "restrictive", "tactical")
+TESTSETS = Path(__file__).resolve().parents[2].parent / "shared" / "engine" / "testsets"
+
+
+def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubParsersAction) -> None:
+    """Add `move` and `match`."""
+    move = commands.add_parser("move", parents=[COMMON], help="the column the robot would play")
+    move.add_argument("moves", nargs="?", default="", help="1-based move string, e.g. 4453 (empty: new game)")
+    move.add_argument("--time-ms", type=float, default=500.0, help="time budget in ms (default 500)")
+    move.add_argument("--level", type=int, default=10, help="skill 1 (beginner) .. 10 (perfect), default 10")
+    move.add_argument("--style", choices=STYLES, default="neutral", help="playing style (the Delphi seed's)")
+    move.add_argument("--seed", type=int, help="seed for the choice among equally good moves")
+    move.add_argument("--width", type=int, default=7, help="board columns (default 7)")
+    move.add_argument("--height", type=int, default=6, help="board rows (default 6)")
+    move.add_argument("--json", action="store_true", help="print JSON")
+    move.set_defaults(run=run_move)
+
+    match = commands.add_parser("match", parents=[COMMON], help="engine-vs-engine match with a results table")
+    match.add_argument("a", help="player A: a level 1..10 or 'seed' (the robot seed's depth-4 bot)")
+    match.add_argument("b", help="player B: a level 1..10 or 'seed'")
+    match.add_argument("--games", type=int, default=10, help="games, played in pairs with colours swapped")
+    match.add_argument("--openings", type=int, default=2, help="random opening plies before the players take over")
+    match.add_argument("--time-ms", type=float, default=200.0, help="time per move in ms (default 200)")
+    match.add_argument("--seed", type=int, default=0, help="seed of the openings and the players' variety")
+    match.add_argument("--quiet", action="store_true", help="only the table, not every game")
+    match.set_defaults(run=run_match)
+
+
+def run_move(args: argparse.Namespace) -> int:
+    from engine.position import Position
+    from engine.search import Limit, search, warm_up
+
+    position = Position.from_moves(args.moves, args.width, args.height)
+    warm_up(args.width, args.height)
+    rng = random.Random(args.seed) if args.seed is not None else None
+    result = search(position, Limit(time=args.time_ms / 1000.0), level=args.level, rng=rng, style=args.style)
+    if args.json:
+        print(json.dumps({
+            "column": result.column + 1, "score": result.score, "proven": result.proven, "depth": result.depth,
+            "nodes": result.nodes, "ms": round(result.ms, 1), "pv": "".join(str(c + 1) for c in result.pv),
+            "column_scores": list(result.column_scores),
+        }))
+    else:
+        kind = "proven" if result.proven else "heuristic"
+        print(f"column {result.column + 1}  score {result.score} ({kind})  depth {result.depth}  "
+              f"nodes {result.nodes}  {result.ms:.0f} ms  line {''.join(str(c + 1) for c in result.pv)}")
+    return 0
+
+
+def run_match(args: argparse.Namespace) -> int:
+    from engine.match import make_player, play_match
+    from engine.search import Limit, warm_up
+
+    if args.games < 1:
+        raise ValueError(f"--games {args.games} is below 1: play at least one game")
+    warm_up()
+    limit = Limit(time=args.time_ms / 1000.0)
+    a, b = make_player(args.a, limit), make_player(args.b, limit)
+    started = time.perf_counter()
+
+    def show(game) -> None:
+        if not args.quiet:
+            print(f"{game.first:>10} vs {game.second:<10} {game.moves:<42} {game.winner or 'draw'}", flush=True)
+
+    summary = play_match(a, b, args.games, args.openings, args.seed, on_game=show)
+    elapsed_s = time.perf_counter() - started
+    print(f"{'player':<12}{'wins':>6}{'as first':>10}{'as second':>11}{'draws':>7}{'score %':>9}")
+    for name in (summary.a, summary.b):
+        first = sum(1 for g in summary.games if g.winner == name and g.first == name)
+        second = sum(1 for g in summary.games if g.winner == name and g.second == name)
+        share = summary.score_a if name == summary.a else 1.0 - summary.score_a
+        print(f"{name:<12}{first + second:>6}{first:>10}{second:>11}{summary.draws:>7}{100 * share:>9.1f}")
+    print(f"{len(summary.games)} games, {args.openings}-ply openings, {args.time_ms:.0f} ms per move, {elapsed_s:.0f} s")
+    return 0
+
+
+def bench_play(args: argparse.Namespace) -> int:
+    """Value-keeping and exactly optimal shares, and time per move, over test-set positions.
+
+    Flags read from `args` (defined by the engine area's `bench engine` parser): games, no_book,
+    no_ponder, lines. Positions: the first `lines` of every public test set (exact scores known).
+    """
+    from engine.position import Position
+    from engine.search import Limit, search, warm_up
+    from engine.solver import Solver
+
+    lines_per_set = getattr(args, "lines", None) or 20
+    if not TESTSETS.is_dir():
+        raise FileNotFoundError(f"test sets not found at {TESTSETS}: the benchmark needs ../shared/engine/testsets")
+    warm_up()
+    solver = Solver()
+    print(f"{'set':<8}{'positions':>10}{'value kept %':>14}{'optimal %':>11}{'median ms':>11}{'p95 ms':>8}{'max ms':>8}")
+    all_ms: list[float] = []
+    for path in sorted(TESTSETS.glob("Test_*")):
+        kept = optimal = 0
+        times_ms: list[float] = []
+        rows = path.read_text().split("\n")[:lines_per_set]
+        for row in rows:
+            moves, expected = row.split()
+            position = Position.from_moves(moves)
+            result = search(position, Limit(time=0.5), level=10)
+            times_ms.append(result.ms)
+            child = position.play(result.column)
+            cells = position.width * position.height
+            if child.winner():
+                value = (cells + 1 - position.moves_played) // 2
+            elif child.is_draw():
+                value = 0
+            else:
+                value = -solver.solve(child).score
+            expected_value = int(expected)
+            optimal += value == expected_value
+            kept += (value > 0) == (expected_value > 0) and (value < 0) == (expected_value < 0)
+        all_ms += times_ms
+        count = len(rows)
+        times_ms.sort()
+        print(f"{path.name[5:]:<8}{count:>10}{100 * kept / count:>14.1f}{100 * optimal / count:>11.1f}"
+              f"{statistics.median(times_ms):>11.1f}{times_ms[int(0.95 * (count - 1))]:>8.1f}{times_ms[-1]:>8.1f}")
+    print(f"all moves: max {max(all_ms):.1f} ms (budget 500 ms + 10% = 550 ms)")
+    return 0
