@@ -7,7 +7,7 @@ serial code is tested end to end without hardware. Two protocols, like two board
   sketch robot/firmware/c4arm_joint/c4arm_joint.ino): checksummed lines, sequence numbers, a motion
   queue of timed joint points, each seq executed once.
 - "gcode": a uArm-Swift-Pro-like Cartesian firmware (`#n G0 X Y Z F` -> `$n ok`, M2231 suction,
-  G2202 N3 wrist, M2200 moving?, P2220 position, P2203 version) or, with dialect "grbl", GRBL-style
+  G2202 N3 wrist, P2206 N3 wrist angle, M2200 moving?, P2220 position, P2203 version) or, with dialect "grbl", GRBL-style
   (`G1 ... F` -> `ok`/`error:N`, `?` status report, `$I`, M8/M9 suction, `!` hold, Ctrl-X reset).
   Positions are the tool's in the arm's base frame in mm; the tool is kept vertical
   (wrist_pitch = -(shoulder + elbow), as the uArm's parallelogram does) and the wrist servo angle
@@ -124,6 +124,7 @@ class VirtualFirmware:
         self.home_rad = np.asarray(home_rad if home_rad is not None else world.arm_joints(), dtype=float)
         self.session = 1
         self.commands_received = 0
+        self.executed: list[tuple[int, str]] = []  # (seq, command) of every joint command run, for tests
         self._state = _State()
         self._directory = Path(tempfile.mkdtemp(prefix="c4arm-"))
         self.port = str(self._directory / "ttyC4ARM")
@@ -386,6 +387,7 @@ class VirtualFirmware:
         if seq != 0 and seq == state.last_seq:
             return state.last_reply
         reply_body = f"{seq} " + self._joint_command(name, args)
+        self.executed.append((seq, name))
         reply = f"{reply_body}*{_checksum(reply_body)}\n".encode("ascii")
         if seq != 0:
             state.last_seq, state.last_reply = seq, reply
@@ -492,6 +494,8 @@ class VirtualFirmware:
         if code == "P2220":
             x, y, z = self._tool_mm()
             return True, [f"X{x:.2f}", f"Y{y:.2f}", f"Z{z:.2f}"], 0
+        if code == "P2206" and params.get("N") == 3:
+            return True, [f"V{math.degrees(self.world.arm_joints()[-1]) + 90.0:.2f}"], 0
         if code == "P2203":
             return True, [UARM_VERSION], 0
         if code == "$I":

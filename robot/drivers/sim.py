@@ -53,13 +53,14 @@ class SimArm(Arm):
     def follow(self, trajectory: JointTrajectory) -> None:
         """Set the joints along `trajectory` every control period, stepping physics in between."""
         self._stopped = False
-        steps = max(1, math.ceil(trajectory.duration_s / self.control_period_s - 1e-9))
-        step_s = trajectory.duration_s / steps
-        for i in range(1, steps + 1):
-            if self._stopped:
-                return
-            self.world.set_arm_joints(trajectory.position(i * step_s))
-            self.world.step(step_s)
+        # Whole physics steps, so the world's clock advances exactly as the trajectory's.
+        physics_step_s = self.world.time_step_s
+        period_s = physics_step_s * max(1, round(self.control_period_s / physics_step_s))
+        t_s = 0.0
+        while t_s < trajectory.duration_s - 1e-9 and not self._stopped:
+            t_s = min(t_s + period_s, trajectory.duration_s)
+            self.world.set_arm_joints(trajectory.position(t_s))
+            self.world.step(period_s)
 
     def grip(self) -> bool:
         self._gripping = bool(self.world.grip())
