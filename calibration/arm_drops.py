@@ -1,8 +1,10 @@
-"""Test drops with the arm, judged by the camera: the robot plays a column and vision says where the disc went.
+"""Test drops with the arm, judged by the camera: the robot plays a column and the camera sees where the disc went.
 
 `ArmDropTester` is the `DropTest` that `drops.verify_and_correct` calls: it plans a whole robot turn
 (pick at the dispenser, over the column, release) to the candidate pose with the arm layer's planner,
-plays it on any `Arm` (the sim's or a serial one), and compares the camera's board before and after.
+plays it on any `Arm` (the sim's or a serial one), and compares camera frames before and after: the
+one hole whose look changed is where the disc came to rest. A change test rather than a full board
+reading, because during calibration nothing but the new disc should differ, whatever the colours.
 `follow_and_verify` is the automatic drops step: the drops follow the board the camera sees now,
 then every column is test-dropped and corrected.
 """
@@ -23,8 +25,13 @@ from robot.planner import Planner, ToolPose, Workcell, play_column
 
 log = logging.getLogger(__name__)
 
-# Reads the board now through the camera: the (rows, cols) grid, 0 empty (row 0 at the bottom).
-GridReader = Callable[[], np.ndarray]
+# A frame of the camera that watches the board, once the disc has come to rest (BGR).
+FrameReader = Callable[[], np.ndarray]
+# A hole has changed when its mean colour moved this far (0..255 per channel, Euclidean) ...
+HOLE_CHANGE_MIN = 30.0
+# ... and at least this many times more than any other hole.
+HOLE_CHANGE_MARGIN = 2.0
+HOLE_SAMPLE_RADIUS_PITCH = 0.22
 
 
 def tool_pose(pose: ArmPose) -> ToolPose:
@@ -32,13 +39,33 @@ def tool_pose(pose: ArmPose) -> ToolPose:
     return ToolPose(pose.xyz_m, pose.yaw_rad)
 
 
-def landed_column(before: np.ndarray, after: np.ndarray) -> int | None:
-    """The column that gained exactly one disc between two readings, or None (none, several, or a change elsewhere)."""
-    gained = (np.asarray(after) > 0).sum(axis=0) - (np.asarray(before) > 0).sum(axis=0)
-    columns = np.flatnonzero(gained)
-    if len(columns) != 1 or gained[columns[0]] != 1:
+def hole_colours(frame: np.ndarray, board: BoardCalibration) -> np.ndarray:
+    """(rows, cols, 3) mean BGR in a small disc around every hole centre (row 0 at the bottom)."""
+    from vision.geometry import hole_centres_px, hole_pitch_px
+
+    corners = np.asarray(board.corners_px, float)
+    centres = hole_centres_px(corners, (board.rows, board.cols))
+    radius = max(2, int(HOLE_SAMPLE_RADIUS_PITCH * hole_pitch_px(corners, (board.rows, board.cols))))
+    offsets = [(dx, dy) for dx in range(-radius, radius + 1) for dy in range(-radius, radius + 1) if dx * dx + dy * dy <= radius * radius]
+    height, width = frame.shape[:2]
+    colours = np.zeros((board.rows, board.cols, 3))
+    for row in range(board.rows):
+        for col in range(board.cols):
+            x, y = np.round(centres[row, col]).astype(int)
+            xs = np.clip([x + dx for dx, _ in offsets], 0, width - 1)
+            ys = np.clip([y + dy for _, dy in offsets], 0, height - 1)
+            colours[row, col] = frame[ys, xs].astype(float).mean(axis=0)
+    return colours
+
+
+def landed_column(before: np.ndarray, after: np.ndarray, board: BoardCalibration) -> int | None:
+    """The column of the one hole whose look changed between two frames, or None (no clear single change)."""
+    change = np.linalg.norm(hole_colours(after, board) - hole_colours(before, board), axis=2)
+    order = np.argsort(change, axis=None)[::-1]
+    largest, second = change.flat[order[0]], change.flat[order[1]]
+    if largest < HOLE_CHANGE_MIN or largest < HOLE_CHANGE_MARGIN * second:
         return None
-    return int(columns[0])
+    return int(np.unravel_index(order[0], change.shape)[1])
 
 
 @dataclass
@@ -50,16 +77,17 @@ class ArmDropTester:
     arm_config: ArmConfig
     pick: ArmPose
     drops: list[ArmPose]
-    disc_radius_m: float
-    read_grid: GridReader
+    board: BoardCalibration
+    read_frame: FrameReader
 
     def __call__(self, column: int, pose: ArmPose) -> int | None:
         self.drops[column] = pose
-        workcell = Workcell.from_drop_poses(tool_pose(self.pick), tuple(tool_pose(d) for d in self.drops), self.disc_radius_m)
+        disc_radius_m = self.board.row_pitch_m / 2  # discs rest on each other: the row pitch is their diameter
+        workcell = Workcell.from_drop_poses(tool_pose(self.pick), tuple(tool_pose(d) for d in self.drops), disc_radius_m)
         planner = Planner(self.chain, workcell, self.arm_config, seed_q=self.arm.joint_state())
-        before = self.read_grid()
+        before = self.read_frame()
         play_column(self.arm, planner, column)
-        landed = landed_column(before, self.read_grid())
+        landed = landed_column(before, self.read_frame(), self.board)
         log.info("test drop into column %d landed in %s", column + 1, "?" if landed is None else landed + 1)
         return landed
 
