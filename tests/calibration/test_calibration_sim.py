@@ -1,0 +1,125 @@
+"""Calibration steps on the simulated world, checked against its truth; and the `calibrate` commands."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from calibration import store
+from calibration.arm_drops import ArmDropTester, follow_and_verify
+from calibration.board import register_board
+from calibration.camera import calibrate_camera
+from calibration.colours import colours_from_reading
+from calibration.failures import CalibrationFailedError
+from calibration.sim_chessboard import SIM_CHESSBOARD, render_chessboard_views
+from calibration.sim_truth import sim_arm_poses, sim_board, sim_camera, sim_setup
+from robot.cli import main
+
+sim = pytest.importorskip("sim")
+
+
+@pytest.fixture(scope="module")
+def world():
+    with sim.World(seed=0) as home_world:
+        yield home_world
+
+
+def test_sim_setup_is_complete_and_saves(world, tmp_path: Path) -> None:
+    setup = sim_setup(world)
+    assert setup.camera is not None and setup.board is not None and setup.colours is not None and setup.pick is not None
+    assert len(setup.drops) == setup.board.cols == 7
+    assert (setup.colours.robot, setup.colours.person) == ("R", "Y")
+    np.testing.assert_allclose(setup.camera.camera_matrix, world.camera_intrinsics())
+    loaded = store.load(store.save(setup, tmp_path / "setup.toml"))
+    np.testing.assert_allclose([p.xyz_m for p in loaded.drops], [p.xyz_m for p in setup.drops], atol=1e-6)
+
+
+def test_camera_intrinsics_from_rendered_chessboards_within_1_percent(world) -> None:
+    camera = calibrate_camera(render_chessboard_views(world, count=12, seed=3), SIM_CHESSBOARD)
+    truth = world.camera_intrinsics()
+    assert abs(camera.focal_px[0] / truth[0, 0] - 1) < 0.01
+    assert abs(camera.focal_px[1] / truth[1, 1] - 1) < 0.01
+    assert camera.reprojection_error_px < 0.5
+
+
+def test_too_few_chessboard_views_are_refused(world) -> None:
+    with pytest.raises(CalibrationFailedError, match="too few views"):
+        calibrate_camera(render_chessboard_views(world, count=3, seed=1), SIM_CHESSBOARD)
+    frame_without_chessboard = world.render_camera()
+    with pytest.raises(CalibrationFailedError, match="1 without the whole chessboard"):
+        calibrate_camera([frame_without_chessboard], SIM_CHESSBOARD)
+
+
+def test_board_corners_within_2_px_at_home_and_moved(world) -> None:
+    camera = sim_camera(world)
+    dimensions = sim_board(world, camera)
+    for pose in (None, (0.014, -0.014, math.radians(3.0))):
+        config = sim.WorldConfig() if pose is None else sim.WorldConfig().with_board_pose(*pose)
+        with sim.World(config) as seen_world:
+            board = register_board(seen_world.render_camera(), dimensions, camera=camera)
+            truth = sim_board(seen_world, camera)
+        assert np.abs(np.subtract(board.corners_px, truth.corners_px)).max() < 2.0
+        assert np.linalg.norm(np.subtract(board.tvec_m, truth.tvec_m)) < 0.01
+
+
+def test_drops_restored_after_moving_the_board_2_cm_and_3_degrees(world) -> None:
+    taught = sim_setup(world)
+    moved = sim.WorldConfig().with_board_pose(0.014, -0.014, math.radians(3.0))
+    with sim.World(moved) as moved_world:
+        from robot.arm import ArmConfig
+        from robot.drivers.sim import SimArm, sim_chain
+
+        board_now = register_board(moved_world.render_camera(), taught.board, camera=taught.camera)
+
+        def settled_frame() -> np.ndarray:
+            moved_world.wait_until_settled()
+            return moved_world.render_camera()
+
+        tester = ArmDropTester(
+            SimArm(moved_world), sim_chain(moved_world), ArmConfig(), taught.pick, list(taught.drops), board_now, settled_frame
+        )
+        drops, checks = follow_and_verify(taught, board_now, tester)
+        landed = moved_world.board_state()[0]
+        true_drops, _ = sim_arm_poses(moved_world)
+    last_check = {check.column: check for check in checks}
+    assert all(check.is_right for check in last_check.values())
+    assert (landed > 0).all(), "every column got its test disc"
+    errors_mm = [1000 * np.linalg.norm(np.subtract(a.xyz_m, b.xyz_m)) for a, b in zip(drops, true_drops)]
+    assert max(errors_mm) < 3.0
+
+
+def test_colours_from_a_reading_name_the_robot_first() -> None:
+    import vision
+
+    grid = np.zeros((6, 7), np.int8)
+    grid[0, 0], grid[0, 6] = 2, 1
+    reading = vision.BoardReading(
+        grid=grid, colour_names=("Y", "R"), confidence=np.ones((6, 7)), corners=np.zeros((4, 2)), elapsed_s=0.0,
+        colours_bgr=((20, 200, 230), (20, 20, 200)),
+    )
+    colours = colours_from_reading(reading, robot_column=0)
+    assert (colours.robot, colours.person) == ("R", "Y")
+    assert colours.robot_bgr == (20.0, 20.0, 200.0)
+    with pytest.raises(CalibrationFailedError, match="column 2 is empty"):
+        colours_from_reading(reading, robot_column=1)
+    one_colour = dataclasses.replace(reading, grid=np.where(grid == 2, 1, grid).astype(np.int8))
+    with pytest.raises(CalibrationFailedError, match="1 disc colour"):
+        colours_from_reading(one_colour, robot_column=0)
+
+
+def test_calibrate_commands_write_show_and_report_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "setup.toml"
+    assert main(["calibrate", "board", "--sim", "--config", str(path)]) == 0
+    assert "largest corner error" in capsys.readouterr().out
+    assert main(["calibrate", "show", "--config", str(path)]) == 0
+    shown = capsys.readouterr().out
+    assert "[board]" in shown and "schema_version = 1" in shown
+    path.write_text("schema_version = 0\n")
+    assert main(["calibrate", "show", "--config", str(path)]) == 2
+    error = capsys.readouterr().err
+    assert str(path) in error and "older" in error and "Traceback" not in error
+    assert main(["calibrate", "show", "--config", str(tmp_path / "absent.toml")]) == 1
