@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from calibration.board import hole_colours
 from calibration.drops import DropCheck, follow_board, verify_and_correct
 from calibration.store import ArmPose, BoardCalibration, Setup
 from robot.arm import Arm, ArmConfig
@@ -31,31 +32,11 @@ FrameReader = Callable[[], np.ndarray]
 HOLE_CHANGE_MIN = 30.0
 # ... and at least this many times more than any other hole.
 HOLE_CHANGE_MARGIN = 2.0
-HOLE_SAMPLE_RADIUS_PITCH = 0.22
 
 
 def tool_pose(pose: ArmPose) -> ToolPose:
     """The planner's ToolPose of a calibration pose."""
     return ToolPose(pose.xyz_m, pose.yaw_rad)
-
-
-def hole_colours(frame: np.ndarray, board: BoardCalibration) -> np.ndarray:
-    """(rows, cols, 3) mean BGR in a small disc around every hole centre (row 0 at the bottom)."""
-    from vision.geometry import hole_centres_px, hole_pitch_px
-
-    corners = np.asarray(board.corners_px, float)
-    centres = hole_centres_px(corners, (board.rows, board.cols))
-    radius = max(2, int(HOLE_SAMPLE_RADIUS_PITCH * hole_pitch_px(corners, (board.rows, board.cols))))
-    offsets = [(dx, dy) for dx in range(-radius, radius + 1) for dy in range(-radius, radius + 1) if dx * dx + dy * dy <= radius * radius]
-    height, width = frame.shape[:2]
-    colours = np.zeros((board.rows, board.cols, 3))
-    for row in range(board.rows):
-        for col in range(board.cols):
-            x, y = np.round(centres[row, col]).astype(int)
-            xs = np.clip([x + dx for dx, _ in offsets], 0, width - 1)
-            ys = np.clip([y + dy for _, dy in offsets], 0, height - 1)
-            colours[row, col] = frame[ys, xs].astype(float).mean(axis=0)
-    return colours
 
 
 def landed_column(before: np.ndarray, after: np.ndarray, board: BoardCalibration) -> int | None:

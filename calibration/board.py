@@ -20,6 +20,8 @@ from calibration.store import BoardCalibration, CameraCalibration
 
 log = logging.getLogger(__name__)
 
+HOLE_SAMPLE_RADIUS_PITCH = 0.22  # well inside a hole even from the front face's centre
+
 def hole_lattice_m(rows: int, cols: int, column_pitch_m: float, row_pitch_m: float, depth_m: float = 0.0) -> np.ndarray:
     """(rows, cols, 3) hole centres in the hole frame, row 0 at the bottom, `depth_m` behind the front face."""
     lattice = np.zeros((rows, cols, 3))
@@ -87,3 +89,22 @@ def register_board(
     log.info("board pose: rvec %s rad, tvec %s m", np.round(rvec, 4), np.round(tvec, 4))
     corners = front_corners_px(rvec, tvec, camera, dimensions)
     return dataclasses.replace(dimensions, corners_px=corners, rvec_rad=rvec, tvec_m=tvec)
+
+
+def hole_colours(frame: np.ndarray, board: BoardCalibration) -> np.ndarray:
+    """(rows, cols, 3) mean BGR in a small disc around every hole centre (row 0 at the bottom)."""
+    from vision.geometry import hole_centres_px, hole_pitch_px
+
+    corners = np.asarray(board.corners_px, float)
+    centres = hole_centres_px(corners, (board.rows, board.cols))
+    radius = max(2, int(HOLE_SAMPLE_RADIUS_PITCH * hole_pitch_px(corners, (board.rows, board.cols))))
+    offsets = [(dx, dy) for dx in range(-radius, radius + 1) for dy in range(-radius, radius + 1) if dx * dx + dy * dy <= radius * radius]
+    height, width = frame.shape[:2]
+    colours = np.zeros((board.rows, board.cols, 3))
+    for row in range(board.rows):
+        for col in range(board.cols):
+            x, y = np.round(centres[row, col]).astype(int)
+            xs = np.clip([x + dx for dx, _ in offsets], 0, width - 1)
+            ys = np.clip([y + dy for _, dy in offsets], 0, height - 1)
+            colours[row, col] = frame[ys, xs].astype(float).mean(axis=0)
+    return colours

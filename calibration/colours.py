@@ -1,42 +1,50 @@
 """Which disc colour is the robot's and which the person's, sampled from the board.
 
-The person puts one disc of each colour on the board, the robot's in a column they name; vision reads
-the frame and learns both colours, and the pair is saved (robot first) so later readings name them.
+The person puts one disc of each colour in the bottom row, the robot's and the person's in columns
+they name; the camera's colour at those two holes, compared with the empty hole above each, gives
+both reference colours (BGR, as the camera sees them in this light) and their letters, saved robot
+first so that vision names and tells them apart in every later frame.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
+from calibration.board import hole_colours
 from calibration.failures import CalibrationFailedError
-from calibration.store import ColourCalibration
+from calibration.store import BoardCalibration, ColourCalibration
+
+# A hole holds a disc when its colour differs this much (BGR distance) from the empty hole above it.
+DISC_CONTRAST_MIN = 40.0
+# Two discs are of different colours when they differ at least this much.
+COLOUR_DIFFERENCE_MIN = 40.0
 
 
-def colours_from_reading(reading: Any, robot_column: int) -> ColourCalibration:
-    """The colours of a `vision.BoardReading` that shows both colours; the robot's disc lies in `robot_column` (0-based).
+def colours_from_frame(frame_bgr: np.ndarray, board: BoardCalibration, robot_column: int, person_column: int) -> ColourCalibration:
+    """The colours of the discs in the bottom holes of `robot_column` and `person_column` (0-based).
 
-    Raises CalibrationFailedError when the board was not found, does not show two colours, or the
-    robot's column is empty.
+    Raises ValueError for columns off the board or equal, CalibrationFailedError when a column looks
+    empty or both discs look the same.
     """
-    if not reading.is_board_found:
-        raise CalibrationFailedError(f"board not found ({'; '.join(reading.problems)}): show the whole front of the board")
-    grid = np.asarray(reading.grid)
-    if not 0 <= robot_column < grid.shape[1]:
-        raise ValueError(f"robot column {robot_column + 1} is not on a board of {grid.shape[1]} columns")
-    values_seen = set(np.unique(grid[grid > 0]).tolist())
-    if values_seen != {1, 2} or len(reading.colours_bgr) != 2:
+    from vision.colour_names import colour_letters
+    from vision.hole_samples import to_weighted_lab
+
+    for name, column in (("robot", robot_column), ("person", person_column)):
+        if not 0 <= column < board.cols:
+            raise ValueError(f"{name} column {column + 1} is not on a board of {board.cols} columns")
+    if robot_column == person_column:
+        raise ValueError(f"the robot's and the person's discs need different columns, both are {robot_column + 1}")
+    colours = hole_colours(frame_bgr, board)
+    samples = []
+    for column in (robot_column, person_column):
+        disc, empty = colours[0, column], colours[1, column]
+        if np.linalg.norm(disc - empty) < DISC_CONTRAST_MIN:
+            raise CalibrationFailedError(f"column {column + 1} looks empty: put a disc in it (and none above it)")
+        samples.append(disc)
+    if np.linalg.norm(samples[0] - samples[1]) < COLOUR_DIFFERENCE_MIN:
         raise CalibrationFailedError(
-            f"the board shows {len(values_seen)} disc colour(s): put one disc of each colour on it, the robot's in column {robot_column + 1}"
+            f"the discs in columns {robot_column + 1} and {person_column + 1} look alike: use one disc of each colour"
         )
-    robot_value = int(grid[0, robot_column])
-    if robot_value == 0:
-        raise CalibrationFailedError(f"column {robot_column + 1} is empty: put one of the robot's discs in it")
-    person_value = 3 - robot_value
-    return ColourCalibration(
-        robot=reading.colour_names[robot_value - 1],
-        person=reading.colour_names[person_value - 1],
-        robot_bgr=reading.colours_bgr[robot_value - 1],
-        person_bgr=reading.colours_bgr[person_value - 1],
-    )
+    lab = to_weighted_lab(np.array([samples], np.float64).clip(0, 255).astype(np.uint8))[0]
+    robot_letter, person_letter = colour_letters([lab[0], lab[1]])
+    return ColourCalibration(robot_letter, person_letter, tuple(samples[0]), tuple(samples[1]))

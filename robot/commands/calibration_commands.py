@@ -73,7 +73,8 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
     board.set_defaults(run=run_board)
 
     colours = steps.add_parser("colours", aliases=["colors"], parents=[setup, frame], help="which disc colour is the robot's and the person's")
-    colours.add_argument("--robot-column", type=int, default=1, help="the column (1-based) holding one of the robot's discs")
+    colours.add_argument("--robot-column", type=int, default=1, help="the column (1-based) of the robot's disc (default 1)")
+    colours.add_argument("--person-column", type=int, default=None, help="the column of the person's disc (default: the last)")
     colours.set_defaults(run=run_colours)
 
     drops = steps.add_parser("drops", parents=[setup, frame], help="the arm's drop pose over every column, verified by test drops")
@@ -307,28 +308,28 @@ def run_board(args: argparse.Namespace) -> int:
 
 
 def run_colours(args: argparse.Namespace) -> int:
-    """Learn the two disc colours from the board, the robot's in --robot-column."""
+    """Sample the two disc colours from the bottom holes of --robot-column and --person-column."""
     import dataclasses
 
-    import vision
-    from calibration.colours import colours_from_reading
+    from calibration.colours import colours_from_frame
 
     setup = _load(args)
-    rows, cols = (setup.board.rows, setup.board.cols) if setup.board else (6, 7)
+    if setup.board is None:
+        raise ValueError("no board in the calibration: run `c4robot calibrate board` first")
+    cols = setup.board.cols
     robot_column = args.robot_column - 1
-    if not 0 <= robot_column < cols:
-        raise ValueError(f"--robot-column {args.robot_column}: use 1..{cols}")
-    corners = setup.board.corners_px if setup.board else None
+    person_column = (args.person_column or (1 if args.robot_column == cols else cols)) - 1
     if args.sim:
         with _sim_world(args) as world:
-            world.drop_disc(robot_column, world.dispenser_player)
-            world.drop_disc(cols - 1 if robot_column == 0 else 0, 3 - world.dispenser_player)
-            world.wait_until_settled()
+            if 0 <= robot_column < cols and 0 <= person_column < cols:
+                world.drop_disc(robot_column, world.dispenser_player)
+                world.drop_disc(person_column, 3 - world.dispenser_player)
+                world.wait_until_settled()
             frame = world.render_camera()
     else:
-        print(f"put one of the robot's discs in column {args.robot_column} and one of the person's in another column")
+        print(f"put one of the robot's discs in column {robot_column + 1} and one of the person's in column {person_column + 1}")
         frame = _read_frame(args)
-    colours = colours_from_reading(vision.read(frame, (rows, cols), corners=corners), robot_column)
+    colours = colours_from_frame(frame, setup.board, robot_column, person_column)
     print(f"robot plays {colours.robot} (BGR {np.round(colours.robot_bgr).astype(int).tolist()}), "
           f"the person {colours.person} (BGR {np.round(colours.person_bgr).astype(int).tolist()})")
     _save(args, dataclasses.replace(setup, colours=colours))
@@ -559,7 +560,7 @@ def run_check(args: argparse.Namespace) -> int:
             print(f"board corners moved {drift_px:.1f} px since calibration")
             if drift_px > CORNER_DRIFT_LIMIT_PX:
                 problems.append(f"the board moved {drift_px:.1f} px: run `c4robot calibrate board` and `calibrate drops`")
-        if args.drops and setup.drops and setup.board is not None:
+        if args.drops and setup.drops and setup.board is not None and setup.pick is not None:
             problems += _check_drops(args, setup, world)
     for problem in problems:
         print(f"problem: {problem}")

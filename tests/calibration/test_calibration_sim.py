@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from pathlib import Path
 
@@ -13,7 +12,7 @@ from calibration import store
 from calibration.arm_drops import ArmDropTester, follow_and_verify
 from calibration.board import register_board
 from calibration.camera import calibrate_camera
-from calibration.colours import colours_from_reading
+from calibration.colours import colours_from_frame
 from calibration.failures import CalibrationFailedError
 from calibration.sim_chessboard import SIM_CHESSBOARD, render_chessboard_views
 from calibration.sim_truth import sim_arm_poses, sim_board, sim_camera, sim_setup
@@ -92,23 +91,21 @@ def test_drops_restored_after_moving_the_board_2_cm_and_3_degrees(world) -> None
     assert max(errors_mm) < 3.0
 
 
-def test_colours_from_a_reading_name_the_robot_first() -> None:
-    import vision
-
-    grid = np.zeros((6, 7), np.int8)
-    grid[0, 0], grid[0, 6] = 2, 1
-    reading = vision.BoardReading(
-        grid=grid, colour_names=("Y", "R"), confidence=np.ones((6, 7)), corners=np.zeros((4, 2)), elapsed_s=0.0,
-        colours_bgr=((20, 200, 230), (20, 20, 200)),
-    )
-    colours = colours_from_reading(reading, robot_column=0)
-    assert (colours.robot, colours.person) == ("R", "Y")
-    assert colours.robot_bgr == (20.0, 20.0, 200.0)
-    with pytest.raises(CalibrationFailedError, match="column 2 is empty"):
-        colours_from_reading(reading, robot_column=1)
-    one_colour = dataclasses.replace(reading, grid=np.where(grid == 2, 1, grid).astype(np.int8))
-    with pytest.raises(CalibrationFailedError, match="1 disc colour"):
-        colours_from_reading(one_colour, robot_column=0)
+def test_colours_sampled_from_the_board_name_the_robot_first(world) -> None:
+    board = sim_board(world, sim_camera(world))
+    empty_frame = world.render_camera()
+    with sim.World(seed=1) as discs_world:
+        discs_world.drop_disc(2, 2)  # the robot plays yellow here
+        discs_world.drop_disc(5, 1)
+        discs_world.wait_until_settled()
+        frame = discs_world.render_camera()
+    colours = colours_from_frame(frame, board, robot_column=2, person_column=5)
+    assert (colours.robot, colours.person) == ("Y", "R")
+    assert colours.robot_bgr[2] > 100 and colours.person_bgr[1] < 60
+    with pytest.raises(CalibrationFailedError, match="column 3 looks empty"):
+        colours_from_frame(empty_frame, board, robot_column=2, person_column=5)
+    with pytest.raises(ValueError, match="different columns"):
+        colours_from_frame(frame, board, robot_column=2, person_column=2)
 
 
 def test_calibrate_commands_write_show_and_report_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
