@@ -178,7 +178,8 @@ def classify(samples: HoleSamples, reference_colours: tuple[np.ndarray, ...] | N
         outcome = _best_hypothesis(samples)
         if outcome.colours:
             colours = _refit_colours(samples, outcome)
-            outcome = _order_by_count(_evaluate(colours, _cell_scores(samples, colours, colour_distances(samples, colours))))
+            refitted = _evaluate(colours, _cell_scores(samples, colours, colour_distances(samples, colours)))
+            outcome = _order_by_count(refitted if refitted.score >= outcome.score else outcome)
     problems = []
     imbalance = count_problem(outcome.grid)
     if imbalance:
