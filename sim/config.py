@@ -219,9 +219,9 @@ class PhysicsConfig:
 
     time_step_s: float = 1.0 / 480.0
     solver_iterations: int = 30
-    settle_speed_m_s: float = 0.004  # a disc slower than this ...
-    settle_spin_rad_s: float = 0.3
-    settle_time_s: float = 0.05  # ... for this long is frozen in place
+    settle_speed_m_s: float = 0.01  # a disc slower than this (rocking on the disc below, not falling) ...
+    settle_spin_rad_s: float = 0.8
+    settle_time_s: float = 0.06  # ... for this long is frozen in place
     freeze_settled: bool = True
 
     def __post_init__(self) -> None:

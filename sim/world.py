@@ -161,6 +161,7 @@ class World:
         end_s = self.time_s + timeout_s
         while not self.is_settled():
             if self.time_s >= end_s:
+                log.warning("discs still moving after %.1f s of simulated time", timeout_s)
                 return False
             self._step_once()
         return True
@@ -205,9 +206,9 @@ class World:
 
     def drop_disc(self, column: int, player: int, offset_m: tuple[float, float] = (0.0, 0.0), tilt_rad: float = 0.0,
                   yaw_rad: float = 0.0) -> int:
-        """Put a free disc of `player` at the slot entry of `column` (shifted by `offset_m` along the board's x
-        and y, leaned by `tilt_rad` towards the back plate, turned by `yaw_rad`) and return its body id.
-        It falls as physics runs: call `wait_until_settled`."""
+        """Put a free disc of `player` at the slot entry of `column` and return its body id; it falls as physics
+        runs (call `wait_until_settled`). `offset_m` shifts it along the board's x and y, `tilt_rad` leans it
+        about the board's x axis (positive: its top towards the front), `yaw_rad` turns it about the vertical."""
         self._check_column(column)
         self._check_player(player)
         entry, yaw = self.slot_entry_pose(column)
