@@ -15,7 +15,15 @@ import time
 
 import serial
 
+try:
+    from termios import error as TermiosError
+except ImportError:  # not a POSIX system
+    TermiosError = OSError
+
 log = logging.getLogger(__name__)
+
+# What a port raises when the device goes away: pyserial's own error, the OS's, and termios' (tcdrain).
+LINK_ERRORS = (OSError, serial.SerialException, TermiosError)
 
 MAX_LINE_BYTES = 512
 READ_SLICE_S = 0.05
@@ -83,7 +91,7 @@ class LineLink:
         if self._port is not None:
             try:
                 self._port.close()
-            except (OSError, serial.SerialException):
+            except LINK_ERRORS:
                 pass
             self._port = None
             self._buffer = b""
@@ -113,7 +121,7 @@ class LineLink:
         port = self._require_port()
         try:
             port.reset_input_buffer()
-        except (OSError, serial.SerialException) as error:
+        except LINK_ERRORS as error:
             raise PortLostError(f"serial port {self.port_name} failed: {error}") from None
         self._buffer = b""
 
@@ -122,7 +130,7 @@ class LineLink:
         try:
             port.write(data)
             port.flush()
-        except (OSError, serial.SerialException) as error:
+        except LINK_ERRORS as error:
             self.close()
             raise PortLostError(f"serial port {self.port_name} failed while writing: {error}") from None
 
@@ -143,7 +151,7 @@ class LineLink:
             try:
                 port.timeout = min(remaining, READ_SLICE_S)
                 chunk = port.read(max(1, port.in_waiting))
-            except (OSError, serial.SerialException) as error:
+            except LINK_ERRORS as error:
                 self.close()
                 raise PortLostError(f"serial port {self.port_name} failed while reading: {error}") from None
             self._buffer += chunk
