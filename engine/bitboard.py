@@ -1,0 +1,87 @@
+"""Numba kernels on uint64 bitboards (layout drawn in engine/position.py): wins, counts, mirror.
+
+Every value here is np.uint64 on purpose: numba turns a mix of uint64 and int64 into float64.
+Kernels take the board size as plain numbers so one compiled version serves every W x H.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+ONE = np.uint64(1)
+TWO = np.uint64(2)
+THREE = np.uint64(3)
+ZERO = np.uint64(0)
+BITS = np.uint64(64)
+_M1 = np.uint64(0x5555555555555555)
+_M2 = np.uint64(0x3333333333333333)
+_M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
+_H01 = np.uint64(0x0101010101010101)
+
+
+def fits_fast_path(width: int, height: int, connect: int) -> bool:
+    """True when the kernels can take this board: its bits fit a uint64 and line shifts stay below 64."""
+    return width * (height + 1) <= 64 and (connect - 1) * (height + 2) < 64
+
+
+@njit(cache=True)
+def popcount(x: np.uint64) -> np.uint64:
+    """Number of set bits."""
+    x = x - ((x >> ONE) & _M1)
+    x = (x & _M2) + ((x >> TWO) & _M2)
+    x = (x + (x >> np.uint64(4))) & _M4
+    return (x * _H01) >> np.uint64(56)
+
+
+@njit(cache=True)
+def board_masks(width: int, height: int) -> tuple[np.uint64, np.uint64]:
+    """(bottom_mask, board_mask): the bottom cell of every column, and every playable cell."""
+    bottom = ZERO
+    column = (ONE << np.uint64(height)) - ONE
+    h1 = np.uint64(height + 1)
+    for col in range(width):
+        bottom |= ONE << (np.uint64(col) * h1)
+    return bottom, bottom * column
+
+
+@njit(cache=True)
+def winning_cells(stones: np.uint64, mask: np.uint64, h1: np.uint64, board_mask: np.uint64,
+                  connect: int) -> np.uint64:
+    """Empty cells where one more stone of `stones` completes a line of `connect`; h1 = height + 1.
+
+    Precondition: `fits_fast_path` holds for the board (no shift reaches 64).
+    """
+    if connect == 4:
+        # Pons' pairwise form for four: below-three vertically, and every gap position along a line.
+        found = (stones << ONE) & (stones << TWO) & (stones << THREE)
+        for step in (h1, h1 - ONE, h1 + ONE):
+            pair = (stones << step) & (stones << (TWO * step))
+            found |= pair & (stones << (THREE * step))
+            found |= pair & (stones >> step)
+            pair = (stones >> step) & (stones >> (TWO * step))
+            found |= pair & (stones << step)
+            found |= pair & (stones >> (THREE * step))
+        return found & (board_mask ^ mask)
+    found = ZERO
+    for step in (ONE, h1, h1 - ONE, h1 + ONE):
+        for gap in range(connect):
+            cells = ~ZERO
+            for offset in range(-gap, connect - gap):
+                if offset > 0:
+                    cells &= stones >> (np.uint64(offset) * step)
+                elif offset < 0:
+                    cells &= stones << (np.uint64(-offset) * step)
+            found |= cells
+    return found & (board_mask ^ mask)
+
+
+@njit(cache=True)
+def mirror_columns(bits: np.uint64, width: int, h1: np.uint64) -> np.uint64:
+    """`bits` with column c moved to column width - 1 - c (works on stones, masks and keys alike)."""
+    column = (ONE << h1) - ONE
+    out = ZERO
+    for col in range(width):
+        part = (bits >> (np.uint64(col) * h1)) & column
+        out |= part << (np.uint64(width - 1 - col) * h1)
+    return out

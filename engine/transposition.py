@@ -1,0 +1,106 @@
+"""The solver's transposition table: two-slot buckets of packed uint64 entries holding score bounds.
+
+Entry layout (one uint64, so a probe touches one cache line per bucket):
+
+    bits  0- 6  lower bound + 64         (0 means "no lower bound" = -64)
+    bits  7-13  64 - upper bound         (0 means "no upper bound" = +64)
+    bits 14-17  best column + 1          (0 = none)
+    bits 18-23  stones on the board      (fewer stones = bigger subtree = kept longer)
+    bits 24-63  tag = key // buckets     (with the bucket index, the whole key: no false hits)
+
+An all-zero slot therefore reads as "nothing known", whatever key it is probed with.
+Slot 0 of a bucket keeps the entry with the fewest stones (the most work), slot 1 the newest.
+Both bounds are kept, so the null-window probes at different scores all reuse one entry.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+NO_LOWER = -64
+NO_UPPER = 64
+ENTRY_BYTES = 8
+TAG_BITS = 40
+_TAG_SHIFT = np.uint64(24)
+_LOW7 = np.uint64(0x7F)
+_LOW4 = np.uint64(0xF)
+_LOW6 = np.uint64(0x3F)
+_ONE = np.uint64(1)
+_TWO = np.uint64(2)
+
+
+def _largest_prime_at_most(n: int) -> int:
+    """Bucket counts are prime so keys spread evenly (the keys have a strong bit structure)."""
+    candidate = max(n, 3) | 1
+    while candidate > 3:
+        if all(candidate % d for d in range(3, int(candidate**0.5) + 1, 2)):
+            return candidate
+        candidate -= 2
+    return 3
+
+
+class TranspositionTable:
+    """The table's memory: `size_mb` megabytes of uint64 entries, two per bucket."""
+
+    def __init__(self, size_mb: float = 64.0) -> None:
+        if not size_mb > 0:
+            raise ValueError(f"table size {size_mb!r} MB is not positive: give a size such as 64")
+        self.buckets = _largest_prime_at_most(int(size_mb * 2**20) // (2 * ENTRY_BYTES))
+        self.entries = np.zeros(2 * self.buckets, dtype=np.uint64)
+
+    def clear(self) -> None:
+        """Forget everything (entries stay valid across positions, so this is only for cold measurements)."""
+        self.entries.fill(0)
+
+    def max_key_bits(self) -> int:
+        """Keys up to this many bits are stored without any chance of a false hit."""
+        return TAG_BITS + self.buckets.bit_length() - 1
+
+    @property
+    def size_mb(self) -> float:
+        return self.entries.nbytes / 2**20
+
+
+@njit(cache=True)
+def probe(entries: np.ndarray, key: np.uint64) -> tuple[int, int, int]:
+    """(lower bound, upper bound, best column or -1) stored for `key`; (-64, 64, -1) when unknown."""
+    buckets = np.uint64(entries.shape[0] // 2)
+    slot = (key % buckets) * _TWO
+    tag = key // buckets
+    for i in range(2):
+        entry = entries[slot + np.uint64(i)]
+        if (entry >> _TAG_SHIFT) == tag:
+            lower = np.int64(entry & _LOW7) - 64
+            upper = 64 - np.int64((entry >> np.uint64(7)) & _LOW7)
+            column = np.int64((entry >> np.uint64(14)) & _LOW4) - 1
+            return lower, upper, column
+    return NO_LOWER, NO_UPPER, -1
+
+
+@njit(cache=True)
+def store(entries: np.ndarray, key: np.uint64, lower: int, upper: int, column: int, stones: int) -> None:
+    """Record bounds for `key`, tightening what is already known about it; keeps the biggest subtree in slot 0."""
+    buckets = np.uint64(entries.shape[0] // 2)
+    slot = (key % buckets) * _TWO
+    tag = key // buckets
+    target = slot + _ONE
+    for i in range(2):
+        entry = entries[slot + np.uint64(i)]
+        if (entry >> _TAG_SHIFT) == tag:
+            lower = max(lower, np.int64(entry & _LOW7) - 64)
+            upper = min(upper, 64 - np.int64((entry >> np.uint64(7)) & _LOW7))
+            if column < 0:
+                column = np.int64((entry >> np.uint64(14)) & _LOW4) - 1
+            target = slot + np.uint64(i)
+            break
+    else:
+        first = entries[slot]
+        if first == 0:
+            target = slot
+        elif np.int64((first >> np.uint64(18)) & _LOW6) >= stones:
+            entries[slot + _ONE] = first  # the displaced entry gets a second life in slot 1
+            target = slot
+    entries[target] = ((tag << _TAG_SHIFT) | (np.uint64(stones) << np.uint64(18))
+                       | (np.uint64(column + 1) << np.uint64(14))
+                       | (np.uint64(64 - upper) << np.uint64(7)) | np.uint64(lower + 64))

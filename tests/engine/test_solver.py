@@ -1,0 +1,164 @@
+"""engine.Solver against an independent brute-force minimax on small boards, and against the public test sets."""
+
+from __future__ import annotations
+
+import functools
+import random
+from pathlib import Path
+
+import pytest
+
+from engine import Position, Solver
+
+SETS = ("L3_R1", "L2_R1", "L2_R2", "L1_R1", "L1_R2", "L1_R3")
+
+
+def brute_force_scorer(width: int, height: int, connect: int):
+    """Pons-convention score of a move string by plain memoised minimax on a grid (shares no engine code)."""
+    cells = width * height
+
+    def wins(grid: tuple[tuple[int, ...], ...], col: int, player: int) -> bool:
+        row = len(grid[col]) - 1
+        for d_col, d_row in ((1, 0), (0, 1), (1, 1), (1, -1)):
+            run = 1
+            for sign in (1, -1):
+                c, r = col + sign * d_col, row + sign * d_row
+                while 0 <= c < width and 0 <= r < len(grid[c]) and grid[c][r] == player:
+                    run += 1
+                    c, r = c + sign * d_col, r + sign * d_row
+            if run >= connect:
+                return True
+        return False
+
+    @functools.lru_cache(maxsize=None)
+    def score(grid: tuple[tuple[int, ...], ...], played: int) -> int:
+        player = 1 + played % 2
+        best = None
+        for col in range(width):
+            if len(grid[col]) == height:
+                continue
+            child = grid[:col] + (grid[col] + (player,),) + grid[col + 1:]
+            if wins(child, col, player):
+                return (cells + 1 - played) // 2
+            value = -score(child, played + 1)
+            best = value if best is None else max(best, value)
+        return 0 if best is None else best
+
+    def score_of_moves(moves: str) -> int:
+        grid: tuple[tuple[int, ...], ...] = tuple(() for _ in range(width))
+        for played, char in enumerate(moves):
+            col = int(char) - 1
+            grid = grid[:col] + (grid[col] + (1 + played % 2,),) + grid[col + 1:]
+        return score(grid, len(moves))
+
+    return score_of_moves
+
+
+def all_unfinished_games(width: int, height: int, connect: int, limit: int, rng: random.Random) -> list[str]:
+    """Move strings of distinct unfinished positions: every one for tiny boards, else a random sample."""
+    seen: dict[int, str] = {}
+    frontier = [("", Position.empty(width, height, connect))]
+    while frontier:
+        moves, position = frontier.pop()
+        if position.is_over() or position.key() in seen:
+            continue
+        seen[position.key()] = moves
+        for col in position.legal_moves():
+            frontier.append((moves + str(col + 1), position.play(col)))
+    games = list(seen.values())
+    rng.shuffle(games)
+    return games[:limit]
+
+
+@pytest.fixture(scope="module")
+def solver() -> Solver:
+    return Solver(table_size_mb=4)
+
+
+@pytest.mark.parametrize("size, limit", [((4, 4, 3), 400), ((5, 4, 3), 300), ((4, 5, 3), 200), ((5, 5, 4), 100)])
+def test_solver_matches_brute_force(solver: Solver, size: tuple[int, int, int], limit: int) -> None:
+    rng = random.Random(sum(size))
+    brute = brute_force_scorer(*size)
+    games = all_unfinished_games(*size, limit=limit, rng=rng) if size[0] * size[1] <= 16 else None
+    if games is None:
+        games = []
+        while len(games) < limit:
+            position, moves = Position.empty(*size), ""
+            for _ in range(rng.randrange(size[0] * size[1] // 2, size[0] * size[1])):
+                playable = [c for c in position.legal_moves() if not position.play(c).is_over()]
+                if not playable:
+                    break
+                col = rng.choice(playable)
+                position, moves = position.play(col), moves + str(col + 1)
+            games.append(moves)
+    for moves in games:
+        position = Position.from_moves(moves, *size)
+        expected = brute(moves)
+        assert solver.solve(position).score == expected, moves
+        weak = solver.solve(position, weak=True).score
+        assert weak == (expected > 0) - (expected < 0), moves
+
+
+def test_weak_mode_and_table_reuse_agree(solver: Solver) -> None:
+    position = Position.from_moves("3642756176227637211322")
+    strong = solver.solve(position)
+    again = solver.solve(position)
+    assert again.score == strong.score and again.nodes <= strong.nodes
+    solver.clear()
+    assert solver.solve(position, weak=True).score == (strong.score > 0) - (strong.score < 0)
+
+
+def test_node_limit_gives_up_and_the_solver_still_works(solver: Solver) -> None:
+    solver.clear()
+    assert solver.solve(Position.from_moves("44"), node_limit=1000) is None
+    assert solver.solve(Position.from_moves("2252576253462244111563365343671351441")).score == -1
+
+
+def test_analyze_scores_every_column(solver: Solver) -> None:
+    position = Position.from_moves("2252576253462244111563365343671351441")
+    scores = solver.analyze(position)
+    assert len(scores) == 7
+    assert max(s for s in scores if s is not None) == -1
+    for col, score in enumerate(scores):
+        if score is None:
+            assert not position.can_play(col)
+        else:
+            assert score == -solver.solve(position.play(col)).score
+    assert scores[0] is None and scores[1] is None  # columns 1 and 2 are full there
+
+
+def test_mirror_has_the_same_score(solver: Solver) -> None:
+    position = Position.from_moves("44455554221")
+    assert solver.solve(position).score == solver.solve(position.mirror()).score
+
+
+def test_refuses_finished_games_and_big_boards(solver: Solver) -> None:
+    with pytest.raises(ValueError, match="over"):
+        solver.solve(Position.from_moves("1212121"))
+    with pytest.raises(ValueError, match="9x7"):
+        solver.solve(Position.empty(9, 7))
+    with pytest.raises(ValueError, match="not positive"):
+        Solver(table_size_mb=0)
+
+
+def read_set(shared_dir: Path, name: str) -> list[tuple[str, int]]:
+    lines = (shared_dir / "engine" / "testsets" / f"Test_{name}").read_text().split("\n")
+    return [(moves, int(score)) for moves, score in (line.split() for line in lines if line.strip())]
+
+
+@pytest.mark.parametrize("name, sample", [("L3_R1", 60), ("L2_R1", 60), ("L2_R2", 25), ("L1_R1", 25),
+                                          ("L1_R2", 6), ("L1_R3", 1)])
+def test_sample_of_each_test_set(shared_dir: Path, name: str, sample: int) -> None:
+    solver = Solver(table_size_mb=16)
+    for moves, expected in read_set(shared_dir, name)[:sample]:
+        position = Position.from_moves(moves)
+        assert solver.solve(position).score == expected, moves
+        assert solver.solve(position, weak=True).score == (expected > 0) - (expected < 0), moves
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", SETS)
+def test_whole_test_set(shared_dir: Path, name: str) -> None:
+    solver = Solver()
+    for moves, expected in read_set(shared_dir, name):
+        assert solver.solve(Position.from_moves(moves)).score == expected, moves
