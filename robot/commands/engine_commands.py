@@ -1,9 +1,192 @@
-"""`c4robot` subcommands of the engine area (filled in by the engine work)."""
+"""`c4robot solve`, `c4robot analyze` and `c4robot bench engine`: the exact solver on the command line."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from robot.commands import COMMON
+
+DEFAULT_TESTSETS = Path(__file__).resolve().parents[2].parent / "shared" / "engine" / "testsets"
+SET_NAMES = ("L3_R1", "L2_R1", "L2_R2", "L1_R1", "L1_R2", "L1_R3")
+
+# The Pons C++ solver measured on a 2-core machine like ours (../shared/engine/REFERENCE.md):
+# (median ms, p95 ms, max ms, mean nodes) per set and mode, first 200 lines (22-24 for L1_R3).
+REFERENCE = {
+    ("L3_R1", False): (0.0011, 0.026, 0.16, 50),
+    ("L2_R1", False): (0.005, 0.19, 3.2, 334),
+    ("L2_R2", False): (1.56, 18.3, 77, 38_893),
+    ("L1_R1", False): (0.015, 1.6, 8.9, 3_985),
+    ("L1_R2", False): (66, 756, 3_420, 1_116_296),
+    ("L1_R3", False): (4_696, 19_206, 168_244, 58_241_333),
+    ("L1_R2", True): (29, 435, 1_823, 424_707),
+    ("L1_R3", True): (2_966, 46_258, 76_093, 39_127_065),
+}
+
+SOLVE_HELP = "exact scores of positions: move strings on stdin, 'MOVES SCORE NODES MICROSECONDS' on stdout"
+ANALYZE_HELP = "the exact score of every column of a position, and the best move"
 
 
 def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubParsersAction) -> None:
-    """Add this area's subcommands and benchmark targets (none yet)."""
+    """Add `solve`, `analyze` and the `engine` benchmark."""
+    solve = commands.add_parser("solve", parents=[COMMON], help=SOLVE_HELP, description=SOLVE_HELP + (
+        ". A line may carry a second field (the expected score of the public test sets), which is ignored."))
+    solve.add_argument("--weak", action="store_true", help="only win (1), draw (0) or loss (-1): faster")
+    _add_table_flag(solve)
+    solve.set_defaults(run=run_solve)
+
+    analyze = commands.add_parser("analyze", parents=[COMMON], help=ANALYZE_HELP, description=ANALYZE_HELP)
+    analyze.add_argument("moves", metavar="MOVES", help="1-based column digits played so far, e.g. 4453 ('' = empty)")
+    analyze.add_argument("--weak", action="store_true", help="only win, draw or loss per column: faster")
+    analyze.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    _add_table_flag(analyze)
+    analyze.set_defaults(run=run_analyze)
+
+    bench = bench_targets.add_parser("engine", parents=[COMMON], help="the exact solver on the public test sets, "
+                                     "beside the C++ reference (--play: the player's moves instead)")
+    bench.add_argument("--lines", type=int, default=50, help="first N lines of each set (default 50)")
+    bench.add_argument("--sets", default=",".join(SET_NAMES), help="comma-separated sets (default: all six)")
+    bench.add_argument("--weak", action="store_true", help="win/draw/loss only")
+    bench.add_argument("--testsets", type=Path, default=DEFAULT_TESTSETS, help=f"folder of Test_* files "
+                       f"(default {DEFAULT_TESTSETS})")
+    bench.add_argument("--warm", action="store_true", help="keep the table between positions (default: cleared "
+                       "before each, untimed, as in the reference)")
+    bench.add_argument("--play", action="store_true", help="measure the player's moves (engine.search) instead")
+    bench.add_argument("--games", type=int, default=None, help="with --play: games to play")
+    bench.add_argument("--no-book", action="store_true", help="with --play: without the opening book")
+    bench.add_argument("--no-ponder", action="store_true", help="with --play: without pondering")
+    _add_table_flag(bench)
+    bench.set_defaults(run=run_bench)
+
+
+def _add_table_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--table-mb", type=float, default=64.0, help="transposition table size (default 64 MB)")
+
+
+def run_solve(args: argparse.Namespace) -> int:
+    """One output line per input line; bad lines are reported on stderr and make the exit status 2."""
+    from engine import Position, Solver
+
+    solver = Solver(args.table_mb)
+    status = 0
+    for number, line in enumerate(sys.stdin, start=1):
+        fields = line.split()
+        if not fields:
+            continue
+        moves = fields[0]
+        try:
+            if len(fields) > 2 or (len(fields) == 2 and not fields[1].lstrip("-").isdigit()):
+                raise ValueError("expected the moves, optionally followed by a score")
+            result = solver.solve(Position.from_moves(moves), weak=args.weak)
+        except ValueError as error:
+            print(f"c4robot solve: line {number} {line.strip()!r}: {error}", file=sys.stderr, flush=True)
+            status = 2
+            continue
+        print(f"{moves} {result.score} {result.nodes} {round(result.elapsed_s * 1e6)}", flush=True)
+    return status
+
+
+def describe_score(score: int, stones_to_move: int, stones_other: int, weak: bool) -> str:
+    """'win in N' / 'draw' / 'loss in N' (N counts the winner's moves including the winning one)."""
+    if score == 0:
+        return "draw"
+    if weak:
+        return "win" if score > 0 else "loss"
+    if score > 0:
+        return f"win in {stones_to_move + 1 - score}"
+    return f"loss in {stones_other + 1 + score}"
+
+
+def run_analyze(args: argparse.Namespace) -> int:
+    from engine import Position, Solver
+
+    position = Position.from_moves(args.moves)
+    started = time.perf_counter()
+    scores = Solver(args.table_mb).analyze(position, weak=args.weak)
+    elapsed_s = time.perf_counter() - started
+    empty = position.width * position.height - position.moves_played
+    mine, theirs = (empty + 1) // 2, empty // 2
+    centre_first = sorted(range(position.width), key=lambda col: abs(2 * col - (position.width - 1)))
+    best = max((col for col in centre_first if scores[col] is not None), key=lambda col: scores[col])
+    outcomes = [None if s is None else describe_score(s, mine, theirs, args.weak) for s in scores]
+    if args.json:
+        print(json.dumps({
+            "moves": args.moves,
+            "to_move": position.side_to_move,
+            "weak": args.weak,
+            "columns": [None if s is None else {"column": col + 1, "score": s, "outcome": outcomes[col]}
+                        for col, s in enumerate(scores)],
+            "best": best + 1,
+            "score": scores[best],
+            "seconds": round(elapsed_s, 6),
+        }))
+        return 0
+    print(position)
+    print(f"player {position.side_to_move} to move")
+    for col, score in enumerate(scores):
+        text = "full" if score is None else f"{outcomes[col]:<12} (score {score:+d})"
+        print(f"column {col + 1}: {text}{'   <- best' if col == best else ''}")
+    print(f"best move: column {best + 1} ({outcomes[best]}), {elapsed_s:.3f} s")
+    return 0
+
+
+def read_test_set(folder: Path, name: str, lines: int) -> list[tuple[str, int]]:
+    """The first `lines` (moves, score) pairs of one public test set."""
+    path = folder / f"Test_{name}"
+    if not path.is_file():
+        raise FileNotFoundError(f"test set {path} not found: give the folder of Test_* files with --testsets DIR")
+    rows = [row.split() for row in path.read_text().splitlines() if row.strip()][:lines]
+    return [(moves, int(score)) for moves, score in rows]
+
+
+def run_bench(args: argparse.Namespace) -> int:
+    if args.play:
+        from robot.commands.player_commands import bench_play
+
+        return bench_play(args)
+    from engine import Position, Solver
+
+    if args.lines < 1:
+        raise ValueError(f"--lines {args.lines} is below 1: give how many lines of each set to run")
+    names = [name.strip() for name in args.sets.split(",") if name.strip()]
+    unknown = [name for name in names if name not in SET_NAMES]
+    if unknown:
+        raise ValueError(f"unknown set {unknown[0]!r}: choose from {','.join(SET_NAMES)}")
+    if not args.testsets.is_dir():
+        raise FileNotFoundError(f"test sets folder {args.testsets} not found: give it with --testsets DIR")
+    sets = {name: read_test_set(args.testsets, name, args.lines) for name in names}
+    solver = Solver(args.table_mb)
+    started = time.perf_counter()
+    solver.solve(Position.from_moves("2252576253462244111563365343671351441"))  # loads (or compiles) the kernels before timing
+    print(f"kernels ready in {time.perf_counter() - started:.2f} s; table {solver.table.size_mb:.0f} MB "
+          f"{'kept' if args.warm else 'cleared before each position (untimed)'}; "
+          f"{'weak' if args.weak else 'strong'} mode")
+    header = (f"{'set':<7}{'pos':>5}{'exact':>6}{'median ms':>11}{'p95 ms':>10}{'max ms':>10}{'mean nodes':>12}"
+              f"{'Mnodes/s':>9} | {'ref med':>8}{'ref p95':>9}{'ref max':>9}{'ref nodes':>11}")
+    print(header)
+    print("-" * len(header))
+    for name, rows in sets.items():
+        times_ms: list[float] = []
+        nodes = 0
+        exact = True
+        for moves, expected in rows:
+            if not args.warm:
+                solver.clear()
+            result = solver.solve(Position.from_moves(moves), weak=args.weak)
+            expected = (expected > 0) - (expected < 0) if args.weak else expected
+            exact &= result.score == expected
+            times_ms.append(result.elapsed_s * 1e3)
+            nodes += result.nodes
+        times_ms.sort()
+        p95 = times_ms[max(0, math.ceil(0.95 * len(times_ms)) - 1)]
+        rate = nodes / max(sum(times_ms) / 1e3, 1e-9) / 1e6
+        reference = REFERENCE.get((name, args.weak))
+        ref_text = ("{:>8g}{:>9g}{:>9g}{:>11,}".format(*reference) if reference else f"{'-':>8}{'-':>9}{'-':>9}{'-':>11}")
+        print(f"{name:<7}{len(rows):>5}{'yes' if exact else 'NO':>6}{statistics.median(times_ms):>11.4f}{p95:>10.3f}"
+              f"{times_ms[-1]:>10.1f}{nodes / len(rows):>12,.0f}{rate:>9.2f} | {ref_text}", flush=True)
+    return 0
