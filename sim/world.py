@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import logging
 import math
+import os
+import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -51,6 +53,8 @@ class World:
         self.gui = gui
         self.rng = np.random.default_rng(seed)
         self._camera_rng = np.random.default_rng([seed, 1])
+        if gui and sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+            raise OSError("no display for the PyBullet window (DISPLAY is not set): run headless, without --gui")
         self.client = p.connect(p.GUI if gui else p.DIRECT)
         if self.client < 0:
             raise OSError("could not open a PyBullet GUI window: run headless (gui=False) or check the display")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 import pytest
@@ -85,3 +86,12 @@ def test_bad_input_is_a_value_error_naming_it() -> None:
             world.drop_disc(0, 3)
         with pytest.raises(RuntimeError, match="no arm"):
             world.grip()
+
+
+def test_a_window_without_a_display_is_a_clear_os_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the display check is for Linux")
+    with pytest.raises(OSError, match="DISPLAY"):
+        World(NO_ARM, gui=True)
