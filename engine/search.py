@@ -14,6 +14,7 @@ Scores are from the side to move's view: Pons' scale when proven, evaluation poi
 
 from __future__ import annotations
 
+import logging
 import random
 import threading
 import time
@@ -78,6 +79,7 @@ class SearchResult:
 
 
 _local = threading.local()
+logger = logging.getLogger(__name__)
 
 
 def _searcher(position: Position) -> AlphaBeta:
@@ -126,7 +128,7 @@ def centre_first(width: int) -> list[int]:
 
 
 def search(position: Position, limit: Limit = Limit(), level: int = 10, rng: random.Random | None = None,
-           style: str = "neutral") -> SearchResult:
+           style: str = "neutral", use_book: bool = True) -> SearchResult:
     """The move to play in `position` within `limit`, at skill `level` (1..10) and `style`.
 
     `rng` seeds the variety among equally good moves (and the mistakes of low levels); without one
@@ -144,6 +146,10 @@ def search(position: Position, limit: Limit = Limit(), level: int = 10, rng: ran
         column = rng.choice(legal)
         return SearchResult(column, 0, False, 0, 0, _ms_since(started), (column,),
                             tuple(None for _ in range(position.width)))
+    if settings.exact and use_book:
+        booked = _book_answer(position, rng, started)
+        if booked is not None:
+            return booked
     if settings.exact and position.fits_64_bits and (limit.depth is None or limit.depth >= position.width * position.height - position.moves_played):
         exact = _exact_answer(position, limit, rng, started)
         if exact is not None:
@@ -154,6 +160,37 @@ def search(position: Position, limit: Limit = Limit(), level: int = 10, rng: ran
     weights = make_weights(style, NOISE=settings.noise, SALT=salt)
     max_depth = min(d for d in (limit.depth, settings.max_depth, position.width * position.height) if d is not None)
     return _deepen(position, limit, weights, max_depth, settings.margin, rng, started)
+
+
+def _book_answer(position: Position, rng: random.Random | None, started: float) -> SearchResult | None:
+    """A perfect move straight from the opening book, or None when the book does not cover the position."""
+    book = opening_book()
+    scores = book.column_scores(position) if book is not None else None
+    if scores is None:
+        return None
+    best = max(score for score in scores if score is not None)
+    perfect = [col for col in centre_first(position.width) if scores[col] == best]
+    column = rng.choice(perfect) if rng is not None else perfect[0]
+    cells = position.width * position.height
+    return SearchResult(column, best, True, cells - position.moves_played, 0, _ms_since(started), (column,), tuple(scores))
+
+
+_book_lock = threading.Lock()
+_loaded_book: dict = {}  # "book" -> the Book, or None when the package has none
+
+
+def opening_book():
+    """The package's opening book, loaded once (None when it has not been built)."""
+    from engine.book import load_book
+
+    with _book_lock:
+        if "book" not in _loaded_book:
+            try:
+                _loaded_book["book"] = load_book()
+            except FileNotFoundError as error:
+                logger.info("%s", error)
+                _loaded_book["book"] = None
+        return _loaded_book["book"]
 
 
 def _exact_answer(position: Position, limit: Limit, rng: random.Random | None, started: float) -> SearchResult | None:

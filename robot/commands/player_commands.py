@@ -19,7 +19,7 @@ TESTSETS = Path(__file__).resolve().parents[2].parent / "shared" / "engine" / "t
 
 
 def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubParsersAction) -> None:
-    """Add `move` and `match`."""
+    """Add `move`, `match` and `book build`."""
     move = commands.add_parser("move", parents=[COMMON], help="the column the robot would play")
     move.add_argument("moves", nargs="?", default="", help="1-based move string, e.g. 4453 (empty: new game)")
     move.add_argument("--time-ms", type=float, default=500.0, help="time budget in ms (default 500)")
@@ -40,6 +40,15 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
     match.add_argument("--seed", type=int, default=0, help="seed of the openings and the players' variety")
     match.add_argument("--quiet", action="store_true", help="only the table, not every game")
     match.set_defaults(run=run_match)
+
+    book = commands.add_parser("book", parents=[COMMON], help="the opening book")
+    book_actions = book.add_subparsers(dest="action", required=True, metavar="ACTION")
+    build = book_actions.add_parser("build", parents=[COMMON], help="solve every position of the first plies (resumable)")
+    build.add_argument("--depth", type=int, default=4, help="plies covered (default 4)")
+    build.add_argument("--processes", type=int, default=2, help="worker processes (default 2, one per core)")
+    build.add_argument("--work", default="book-work.npz", help="progress file to resume from (default ./book-work.npz)")
+    build.add_argument("--out", help="book file (default: engine/book.npz inside the package)")
+    build.set_defaults(run=run_book_build)
 
 
 def run_move(args: argparse.Namespace) -> int:
@@ -133,4 +142,24 @@ def bench_play(args: argparse.Namespace) -> int:
         print(f"{path.name[5:]:<8}{count:>10}{100 * kept / count:>14.1f}{100 * optimal / count:>11.1f}"
               f"{statistics.median(times_ms):>11.1f}{times_ms[int(0.95 * (count - 1))]:>8.1f}{times_ms[-1]:>8.1f}")
     print(f"all moves: max {max(all_ms):.1f} ms (budget 500 ms + 10% = 550 ms)")
+    return 0
+
+
+def run_book_build(args: argparse.Namespace) -> int:
+    import sys
+
+    from engine.book import BOOK_PATH, build_book
+
+    work = Path(args.work)
+    started = time.perf_counter()
+
+    def progress(done: int, total: int, rate: float) -> None:
+        filled = int(30 * done / max(1, total))
+        print(f"\r[{'#' * filled}{'.' * (30 - filled)}] {done}/{total} positions  {rate:.2f} positions/s",
+              end="", file=sys.stderr, flush=True)
+
+    book = build_book(args.depth, work, Path(args.out) if args.out else BOOK_PATH, args.processes,
+                      on_progress=progress)
+    print(file=sys.stderr)
+    print(f"book: {len(book)} positions up to {book.depth} plies, built in {time.perf_counter() - started:.0f} s")
     return 0
