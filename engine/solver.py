@@ -50,7 +50,7 @@ def _half_towards_zero(x: int) -> int:
 
 @njit(cache=True)
 def solve_bits(current: np.uint64, mask: np.uint64, moves: int, width: int, height: int, connect: int,
-               weak: bool, node_limit: int, entries: np.ndarray) -> tuple[int, int, bool]:
+               weak: bool, node_limit: int, entries: np.ndarray, generation: np.uint64) -> tuple[int, int, bool]:
     """(score, nodes, aborted) of a position given as bitboards; see the module docstring.
 
     Preconditions (checked by `Solver.solve`): the game is not over, `fits_fast_path(width, height,
@@ -60,8 +60,12 @@ def solve_bits(current: np.uint64, mask: np.uint64, moves: int, width: int, heig
     h1 = np.uint64(height + 1)
     bottom, board = board_masks(width, height)
     column = (ONE << np.uint64(height)) - ONE
-    column_masks = np.empty(width, dtype=np.uint64)
-    order = np.empty(width, dtype=np.int64)
+    depth = cells - moves + 2
+    # Two allocations hold every per-ply array (views below): fewer allocations, faster small solves.
+    unsigned = np.empty(width + depth * (3 + width), dtype=np.uint64)
+    signed = np.empty(width + depth * (5 + 2 * width), dtype=np.int64)
+    column_masks = unsigned[:width]
+    order = signed[:width]
     for i in range(width):
         column_masks[i] = column << (np.uint64(i) * h1)
         order[i] = width // 2 + (1 - 2 * (i % 2)) * ((i + 1) // 2)  # centre first, then outwards
@@ -70,18 +74,17 @@ def solve_bits(current: np.uint64, mask: np.uint64, moves: int, width: int, heig
     if winning_cells(current, mask, h1, board, connect) & possible:
         return (1 if weak else (cells + 1 - moves) // 2), 0, False
 
-    depth = cells - moves + 2
-    s_current = np.empty(depth, dtype=np.uint64)
-    s_mask = np.empty(depth, dtype=np.uint64)
-    s_key = np.empty(depth, dtype=np.uint64)
-    s_alpha = np.empty(depth, dtype=np.int64)
-    s_beta = np.empty(depth, dtype=np.int64)
-    s_best = np.empty(depth, dtype=np.int64)
-    s_count = np.empty(depth, dtype=np.int64)
-    s_index = np.empty(depth, dtype=np.int64)
-    s_moves = np.empty(depth * width, dtype=np.uint64)
-    s_columns = np.empty(depth * width, dtype=np.int64)
-    s_order = np.empty(depth * width, dtype=np.int64)
+    s_current = unsigned[width:width + depth]
+    s_mask = unsigned[width + depth:width + 2 * depth]
+    s_key = unsigned[width + 2 * depth:width + 3 * depth]
+    s_moves = unsigned[width + 3 * depth:]
+    s_alpha = signed[width:width + depth]
+    s_beta = signed[width + depth:width + 2 * depth]
+    s_best = signed[width + 2 * depth:width + 3 * depth]
+    s_count = signed[width + 3 * depth:width + 4 * depth]
+    s_index = signed[width + 4 * depth:width + 5 * depth]
+    s_columns = signed[width + 5 * depth:width + (5 + width) * depth]
+    s_order = signed[width + (5 + width) * depth:]
 
     nodes = 0
     low = -((cells - moves) // 2)
@@ -132,7 +135,7 @@ def solve_bits(current: np.uint64, mask: np.uint64, moves: int, width: int, heig
                 lower = -((cells - 2 - played) // 2)  # the opponent cannot win at once
                 upper = (cells - 1 - played) // 2  # nor can we (the root and parents checked)
                 key = cur + msk
-                known_lower, known_upper, known_column = probe(entries, key)
+                known_lower, known_upper, known_column = probe(entries, generation, key)
                 lower = max(lower, known_lower)
                 upper = min(upper, known_upper)
                 if lower >= s_beta[sp]:
@@ -183,7 +186,7 @@ def solve_bits(current: np.uint64, mask: np.uint64, moves: int, width: int, heig
                     mode = _ENTER
                 else:
                     result = s_best[sp]  # every move failed low: an upper bound
-                    store(entries, s_key[sp], NO_LOWER, result, -1, moves + sp)
+                    store(entries, generation, s_key[sp], NO_LOWER, result, -1, moves + sp)
                     mode = _RETURN
             else:
                 if sp == 0:
@@ -192,7 +195,7 @@ def solve_bits(current: np.uint64, mask: np.uint64, moves: int, width: int, heig
                 score = -result
                 col = s_columns[sp * width + s_index[sp] - 1]
                 if score >= s_beta[sp]:
-                    store(entries, s_key[sp], score, NO_UPPER, col, moves + sp)
+                    store(entries, generation, s_key[sp], score, NO_UPPER, col, moves + sp)
                     result = score
                     continue
                 if score > s_best[sp]:
@@ -235,7 +238,7 @@ class Solver:
         start = time.perf_counter()
         score, nodes, aborted = solve_bits(np.uint64(current), np.uint64(mask), position.moves_played,
                                            position.width, position.height, position.connect, weak, limit,
-                                           self.table.entries)
+                                           self.table.entries, np.uint64(self.table.generation))
         elapsed_s = time.perf_counter() - start
         if aborted:
             return None

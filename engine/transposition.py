@@ -6,9 +6,12 @@ Entry layout (one uint64, so a probe touches one cache line per bucket):
     bits  7-13  64 - upper bound         (0 means "no upper bound" = +64)
     bits 14-17  best column + 1          (0 = none)
     bits 18-23  stones on the board      (fewer stones = bigger subtree = kept longer)
-    bits 24-63  tag = key // buckets     (with the bucket index, the whole key: no false hits)
+    bits 24-27  generation               (entries of an older generation count as empty)
+    bits 28-63  tag = key // buckets     (with the bucket index, the whole key: no false hits)
 
-An all-zero slot therefore reads as "nothing known", whatever key it is probed with.
+An all-zero slot therefore reads as "nothing known", whatever key it is probed with. Clearing the
+table moves to the next generation instead of wiping 64 MB (which would also flush the CPU caches);
+every 15th clear wipes for real, so a generation number is never reused while its entries remain.
 Slot 0 of a bucket keeps the entry with the fewest stones (the most work), slot 1 the newest.
 Both bounds are kept, so the null-window probes at different scores all reuse one entry.
 """
@@ -21,11 +24,15 @@ from numba import njit
 NO_LOWER = -64
 NO_UPPER = 64
 ENTRY_BYTES = 8
-TAG_BITS = 40
-_TAG_SHIFT = np.uint64(24)
+TAG_BITS = 36
+GENERATIONS = 16
+_TAG_SHIFT = np.uint64(28)
+_GEN_SHIFT = np.uint64(24)
 _LOW7 = np.uint64(0x7F)
 _LOW4 = np.uint64(0xF)
 _LOW6 = np.uint64(0x3F)
+_GENERATION = np.uint64(0xF) << _GEN_SHIFT
+_LABEL = ~np.uint64(0xFFFFFF)  # tag and generation
 _ONE = np.uint64(1)
 _TWO = np.uint64(2)
 
@@ -48,10 +55,14 @@ class TranspositionTable:
             raise ValueError(f"table size {size_mb!r} MB is not positive: give a size such as 64")
         self.buckets = _largest_prime_at_most(int(size_mb * 2**20) // (2 * ENTRY_BYTES))
         self.entries = np.zeros(2 * self.buckets, dtype=np.uint64)
+        self.generation = 1
 
     def clear(self) -> None:
-        """Forget everything (entries stay valid across positions, so this is only for cold measurements)."""
-        self.entries.fill(0)
+        """Forget everything (entries stay valid across positions, so this is only for cold starts)."""
+        self.generation += 1
+        if self.generation == GENERATIONS:
+            self.entries.fill(0)
+            self.generation = 1
 
     def max_key_bits(self) -> int:
         """Keys up to this many bits are stored without any chance of a false hit."""
@@ -63,14 +74,14 @@ class TranspositionTable:
 
 
 @njit(cache=True)
-def probe(entries: np.ndarray, key: np.uint64) -> tuple[int, int, int]:
+def probe(entries: np.ndarray, generation: np.uint64, key: np.uint64) -> tuple[int, int, int]:
     """(lower bound, upper bound, best column or -1) stored for `key`; (-64, 64, -1) when unknown."""
     buckets = np.uint64(entries.shape[0] // 2)
     slot = (key % buckets) * _TWO
-    tag = key // buckets
+    label = ((key // buckets) << _TAG_SHIFT) | (generation << _GEN_SHIFT)
     for i in range(2):
         entry = entries[slot + np.uint64(i)]
-        if (entry >> _TAG_SHIFT) == tag:
+        if entry & _LABEL == label:
             lower = np.int64(entry & _LOW7) - 64
             upper = 64 - np.int64((entry >> np.uint64(7)) & _LOW7)
             column = np.int64((entry >> np.uint64(14)) & _LOW4) - 1
@@ -79,15 +90,16 @@ def probe(entries: np.ndarray, key: np.uint64) -> tuple[int, int, int]:
 
 
 @njit(cache=True)
-def store(entries: np.ndarray, key: np.uint64, lower: int, upper: int, column: int, stones: int) -> None:
+def store(entries: np.ndarray, generation: np.uint64, key: np.uint64, lower: int, upper: int, column: int,
+          stones: int) -> None:
     """Record bounds for `key`, tightening what is already known about it; keeps the biggest subtree in slot 0."""
     buckets = np.uint64(entries.shape[0] // 2)
     slot = (key % buckets) * _TWO
-    tag = key // buckets
+    label = ((key // buckets) << _TAG_SHIFT) | (generation << _GEN_SHIFT)
     target = slot + _ONE
     for i in range(2):
         entry = entries[slot + np.uint64(i)]
-        if (entry >> _TAG_SHIFT) == tag:
+        if entry & _LABEL == label:
             lower = max(lower, np.int64(entry & _LOW7) - 64)
             upper = min(upper, 64 - np.int64((entry >> np.uint64(7)) & _LOW7))
             if column < 0:
@@ -96,11 +108,11 @@ def store(entries: np.ndarray, key: np.uint64, lower: int, upper: int, column: i
             break
     else:
         first = entries[slot]
-        if first == 0:
+        if first & _GENERATION != generation << _GEN_SHIFT:
             target = slot
         elif np.int64((first >> np.uint64(18)) & _LOW6) >= stones:
             entries[slot + _ONE] = first  # the displaced entry gets a second life in slot 1
             target = slot
-    entries[target] = ((tag << _TAG_SHIFT) | (np.uint64(stones) << np.uint64(18))
+    entries[target] = (label | (np.uint64(stones) << np.uint64(18))
                        | (np.uint64(column + 1) << np.uint64(14))
                        | (np.uint64(64 - upper) << np.uint64(7)) | np.uint64(lower + 64))
