@@ -1,4 +1,4 @@
-"""Numba kernels on uint64 bitboards (layout drawn in engine/position.py): wins, counts, mirror.
+"""Numba kernels on uint64 bitboards (layout drawn in engine/position.py): wins, lines, counts, row masks.
 
 Every value here is np.uint64 on purpose: numba turns a mix of uint64 and int64 into float64.
 Kernels take the board size as plain numbers so one compiled version serves every W x H.
@@ -77,11 +77,30 @@ def winning_cells(stones: np.uint64, mask: np.uint64, h1: np.uint64, board_mask:
 
 
 @njit(cache=True)
-def mirror_columns(bits: np.uint64, width: int, h1: np.uint64) -> np.uint64:
-    """`bits` with column c moved to column width - 1 - c (works on stones, masks and keys alike)."""
-    column = (ONE << h1) - ONE
+def has_line(stones: np.uint64, h1: np.uint64, connect: int) -> bool:
+    """True if `stones` hold a complete line of `connect`; h1 = height + 1."""
+    for step in (ONE, h1, h1 - ONE, h1 + ONE):
+        if connect == 4:
+            pairs = stones & (stones >> step)
+            if pairs & (pairs >> (TWO * step)):
+                return True
+        else:
+            run = stones
+            for offset in range(1, connect):
+                run &= stones >> (np.uint64(offset) * step)
+            if run:
+                return True
+    return False
+
+
+@njit(cache=True)
+def rows_mask(width: int, height: int, parity: int) -> np.uint64:
+    """Every cell of the rows whose index r has (height - r) % 2 == parity (0: the rows a claimeven leaves to
+    the side to move when every column has an even number of empty cells)."""
+    h1 = np.uint64(height + 1)
     out = ZERO
-    for col in range(width):
-        part = (bits >> (np.uint64(col) * h1)) & column
-        out |= part << (np.uint64(width - 1 - col) * h1)
+    for row in range(height):
+        if (height - row) % 2 == parity:
+            for col in range(width):
+                out |= ONE << (np.uint64(col) * h1 + np.uint64(row))
     return out
