@@ -1,0 +1,66 @@
+"""`c4robot solve`, `analyze` and `bench engine` through robot.cli.main, as a person or a script uses them."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from robot.cli import main
+
+LATE = "2252576253462244111563365343671351441"  # L3_R1 line 1, score -1; columns 1 to 5 are full
+
+
+def test_solve_answers_every_good_line_and_reports_the_bad_ones(monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    lines = f"{LATE}\n44a\n\n7422341735647741166133573473242566 1\n1212121\n"
+    monkeypatch.setattr("sys.stdin", io.StringIO(lines))
+    assert main(["solve"]) == 2
+    out, err = capsys.readouterr()
+    answers = [line.split() for line in out.splitlines()]
+    assert [a[:2] for a in answers] == [[LATE, "-1"], ["7422341735647741166133573473242566", "1"]]
+    assert all(a[2].isdigit() and a[3].isdigit() for a in answers)
+    errors = err.splitlines()
+    assert len(errors) == 2
+    assert "line 2 '44a'" in errors[0] and "digits 1 to 7" in errors[0]
+    assert "line 5" in errors[1] and "over" in errors[1]
+
+
+def test_solve_weak(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO("7422341735647741166133573473242566\n"))
+    assert main(["solve", "--weak"]) == 0
+    assert capsys.readouterr().out.split()[1] == "1"
+
+
+def test_analyze_json_and_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["analyze", LATE, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["columns"][:5] == [None] * 5
+    assert report["columns"][5] == {"column": 6, "score": -1, "outcome": "loss in 2"}
+    assert report["columns"][6] == {"column": 7, "score": -2, "outcome": "loss in 1"}
+    assert report["best"] == 6 and report["score"] == -1 and report["to_move"] == 2
+    assert main(["analyze", LATE]) == 0
+    out = capsys.readouterr().out
+    assert "column 1: full" in out and "best move: column 6 (loss in 2)" in out
+
+
+def test_analyze_bad_moves_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["analyze", "4x"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "'x'" in err
+
+
+def test_bench_engine_prints_a_row_per_set(shared_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "engine", "--lines", "3", "--sets", "L3_R1,L2_R1", "--testsets",
+                 str(shared_dir / "engine" / "testsets")]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines() if line.startswith("L")]
+    assert [(row[0], row[1], row[2]) for row in rows] == [("L3_R1", "3", "yes"), ("L2_R1", "3", "yes")]
+    assert "0.0011" in " ".join(rows[0])  # the reference median beside ours
+
+
+def test_bench_engine_without_test_sets_fails_clearly(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "engine", "--testsets", str(tmp_path / "missing")]) == 1
+    assert "--testsets" in capsys.readouterr().err
+    assert main(["bench", "engine", "--sets", "L9_R9"]) == 2
