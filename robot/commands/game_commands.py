@@ -1,9 +1,148 @@
-"""`c4robot` subcommands of the game area (filled in by the game work)."""
+"""`c4robot play` (a whole game, in the simulation or on the real table) and `c4robot bench game`."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import random
+import sys
+from pathlib import Path
+
+from robot.commands import COMMON
+
+PLAY_HELP = "play a whole game: --sim in the simulation, or --serial PORT --camera N on the real table"
 
 
 def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubParsersAction) -> None:
-    """Add this area's subcommands and benchmark targets (none yet)."""
+    """Add `play` and the `game` benchmark."""
+    play = commands.add_parser("play", parents=[COMMON], help=PLAY_HELP, description=PLAY_HELP)
+    play.add_argument("--sim", action="store_true", help="play in the simulated world (needs nothing else)")
+    play.add_argument("--gui", action="store_true", help="with --sim: show the PyBullet window")
+    play.add_argument("--serial", metavar="PORT", help="the real arm's serial port (e.g. /dev/ttyUSB0)")
+    play.add_argument("--camera", metavar="N", help="camera index, stream URL, video file or image folder")
+    play.add_argument("--opponent", default="random", help="with --sim: human, random or engine:LEVEL (default random)")
+    play.add_argument("--robot-first", action="store_true", help="the robot makes the first move")
+    play.add_argument("--level", type=int, default=10, help="the robot's skill, 1 (beginner) to 10 (perfect)")
+    play.add_argument("--time-ms", type=int, default=500, help="the robot's thinking budget per move")
+    play.add_argument("--seed", type=int, default=None, help="seed for the world and the players (repeatable games)")
+    play.add_argument("--record", metavar="DIR", type=Path, help="save each move's frame with the overlay and a video")
+    play.add_argument("--config", metavar="PATH", type=Path, help="calibration file (default: the user's config dir)")
+    play.add_argument("--log", metavar="PATH", type=Path, help="game log, saved after every move")
+    play.add_argument("--resume", action="store_true", help="continue the game in the log after a crash")
+    play.add_argument("--json", action="store_true", help="print a JSON summary (messages go to stderr)")
+    play.set_defaults(run=run_play)
+
+    bench = bench_targets.add_parser("game", parents=[COMMON], help="whole simulated games: speed and agreement")
+    bench.add_argument("--games", type=int, default=2, help="games to play (default 2)")
+    bench.add_argument("--opponent", default="engine:5", help="the simulated person (default engine:5)")
+    bench.add_argument("--seed", type=int, default=1)
+    bench.set_defaults(run=run_bench_game)
+
+
+def _default_log_path() -> Path:
+    from calibration import default_path
+
+    return default_path().parent / "game-log.json"
+
+
+def run_play(args: argparse.Namespace) -> int:
+    if not args.sim and not args.serial:
+        raise ValueError("say where to play: --sim for the simulation, or --serial PORT --camera N for a real arm")
+    if args.sim and args.serial:
+        raise ValueError("--sim and --serial exclude each other: choose the simulation or the real arm")
+    if not 1 <= args.level <= 10:
+        raise ValueError(f"level {args.level} is not between 1 and 10")
+    if args.time_ms <= 0:
+        raise ValueError(f"--time-ms {args.time_ms} must be positive")
+    out = sys.stderr if args.json else sys.stdout
+
+    def tell(message: str) -> None:
+        print(message, file=out, flush=True)
+
+    log_path = args.log or _default_log_path()
+    if args.sim:
+        summary = play_sim_game(args, tell, log_path)
+    else:
+        summary = play_real_game(args, tell, log_path)
+    if args.json:
+        print(json.dumps(summary, indent=1))
+    return 0
+
+
+def _settings(args: argparse.Namespace, robot_first: bool):
+    from robot.game import GameSettings
+
+    return GameSettings(robot_first=robot_first, time_budget_s=args.time_ms / 1000.0, level=args.level, seed=args.seed)
+
+
+def _previous_log(args: argparse.Namespace, log_path: Path):
+    from robot.game import GameLog
+
+    return GameLog.load(log_path) if args.resume else None
+
+
+def play_sim_game(args: argparse.Namespace, tell, log_path: Path, mischief: dict[int, str] | None = None) -> dict:
+    """A whole game in a fresh simulated world; returns the JSON summary."""
+    from robot.sim_game import SimGame
+
+    previous = _previous_log(args, log_path)
+    robot_first = previous.robot_first if previous else args.robot_first
+    with SimGame(seed=args.seed, gui=args.gui, opponent=args.opponent, robot_first=robot_first, tell=tell,
+                 mischief=mischief, record=args.record, config_path=args.config) as game_setup:
+        game = game_setup.game(_settings(args, robot_first), log_path, previous)
+        return game.play().summary()
+
+
+def play_real_game(args: argparse.Namespace, tell, log_path: Path) -> dict:
+    """A whole game on the real table: arm on `--serial`, camera `--camera`, calibration from `--config`."""
+    from robot.real_setup import RealGame
+
+    if args.camera is None:
+        raise ValueError("a real game needs the camera too: add --camera N (index, URL, video file or folder)")
+    previous = _previous_log(args, log_path)
+    robot_first = previous.robot_first if previous else args.robot_first
+    with RealGame(port=args.serial, camera=args.camera, config_path=args.config, tell=tell,
+                  record=args.record) as game_setup:
+        game = game_setup.game(_settings(args, robot_first), log_path, previous)
+        return game.play().summary()
+
+
+def run_bench_game(args: argparse.Namespace) -> int:
+    """Play simulated games; print games per hour and the median robot turn split into its parts."""
+    import statistics
+    import tempfile
+    import time
+
+    if args.games < 1:
+        raise ValueError(f"--games {args.games} must be at least 1")
+    rows = []
+    started = time.perf_counter()
+    quiet = lambda message: None  # noqa: E731 - the benchmark prints only its table
+    with tempfile.TemporaryDirectory() as folder:
+        for index in range(args.games):
+            game_args = argparse.Namespace(
+                seed=args.seed + index, gui=False, opponent=args.opponent, robot_first=index % 2 == 0, level=10,
+                time_ms=500, record=None, config=None, resume=False,
+            )
+            game_started = time.perf_counter()
+            summary = play_sim_game(game_args, quiet, Path(folder) / f"game{index}.json")
+            rows.append((summary, time.perf_counter() - game_started))
+    wall_s = time.perf_counter() - started
+    turns = [turn for summary, _ in rows for turn in summary["turns"]]
+    landed = sum(turn["landed"] == turn["column"] for turn in turns)
+
+    def median(key: str) -> float:
+        return statistics.median(turn[key] for turn in turns) if turns else float("nan")
+
+    print(f"{'game':>4} {'robot':>6} {'winner':>8} {'moves':>5} {'agree':>5} {'wall s':>7}")
+    for index, (summary, game_s) in enumerate(rows, 1):
+        first = "first" if summary["robot_first"] else "second"
+        print(f"{index:>4} {first:>6} {summary['winner']:>8} {len(summary['moves']):>5} "
+              f"{str(summary['board_agreement']).lower():>5} {game_s:>7.1f}")
+    print()
+    print(f"games per hour (wall clock, headless): {3600 * len(rows) / wall_s:.1f}")
+    print(f"median robot turn: vision {median('vision_s'):.3f} s, engine {median('engine_s'):.3f} s, "
+          f"arm {median('arm_s'):.2f} s (simulated arm time)")
+    print(f"robot drops landed in the chosen column: {landed}/{len(turns)}")
+    print(f"board agreement in every game: {all(summary['board_agreement'] for summary, _ in rows)}")
+    return 0

@@ -1,0 +1,363 @@
+"""The game: a state machine that plays one match of Connect 4 against a person, on the real table or in the sim.
+
+    wait for the person ─▶ think ─▶ move ─▶ verify ─┐
+          ▲                                         │
+          └───────────────── (game not over) ◀──────┘ ─▶ game over (winner, the winning four)
+
+The game never plays on a board it cannot see: every move, the person's and the robot's, is taken from a
+stable camera reading (`vision.Stabiliser` + `vision.detect_move`), and what people really do (two
+discs, a disc taken back, the wrong colour, a hand in front of the camera, walking away) is told to the
+person in a plain sentence while the game waits for the board to be right again. A robot disc that
+lands in the wrong column is reported and the game goes on from what the board shows. The log is
+saved after every move, so a game can be resumed after a crash (`GameLog`).
+
+The `Table` is what the game acts on besides the camera: the robot's hand, and in the simulation the
+simulated person and the world's true board (to report where discs really landed).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import random
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from engine import Position
+from engine.search import Limit, search
+from vision import BoardReading, MoveEvent, MoveKind, Stabiliser, detect_move, read
+from vision.cameras import Camera
+
+log = logging.getLogger(__name__)
+
+LOG_VERSION = 1
+
+
+class Table(Protocol):
+    """The robot's hand and, in the simulation, the simulated person and the world's true board."""
+
+    def person_turn(self, position: Position) -> None:
+        """Give the person the turn: the simulated person plays now; on the real table nothing happens."""
+
+    def robot_drop(self, column: int) -> float:
+        """Pick a disc and drop it into `column` (0-based); returns the arm's time in seconds."""
+
+    def true_board(self) -> np.ndarray | None:
+        """The board as it really is in players' values (sim only), None on the real table."""
+
+
+@dataclass(frozen=True)
+class GameSettings:
+    """How the robot plays: who starts, the engine's budget and level, how patient it is with people."""
+
+    robot_first: bool = False
+    time_budget_s: float = 0.5
+    level: int = 10
+    seed: int | None = None
+    stable_frames: int = 3
+    look_timeout_s: float = 10.0  # a stable reading must come within this, else the view is blocked
+    remind_after_s: float = 60.0  # the person has not played: say so
+    give_up_after_s: float = 900.0  # the person walked away: save and stop (resume later)
+    max_robot_retries: int = 1  # a robot disc that did not show up: look again this many times
+
+
+@dataclass
+class RobotTurn:
+    """One robot turn's figures; columns 0-based here, 1-based in the JSON summary."""
+
+    column: int
+    landed: int | None
+    vision_s: float
+    engine_s: float
+    arm_s: float
+
+
+@dataclass
+class GameLog:
+    """The record of a game, saved atomically after every move so `--resume` can continue it.
+
+    `moves` are 0-based columns in play order; the file stores them as a 1-based move string.
+    """
+
+    robot_first: bool
+    rows: int
+    cols: int
+    moves: list[int] = field(default_factory=list)
+    turns: list[RobotTurn] = field(default_factory=list)
+    events: list[str] = field(default_factory=list)
+    board_agreement: bool = True
+    winner: str | None = None
+
+    @property
+    def move_string(self) -> str:
+        return "".join(str(column + 1) for column in self.moves)
+
+    def summary(self) -> dict:
+        """The `--json` summary of DESIGN.md: 1-based columns, the winner, per robot turn figures."""
+        return {
+            "moves": self.move_string,
+            "winner": self.winner,
+            "robot_first": self.robot_first,
+            "turns": [
+                {
+                    "column": turn.column + 1,
+                    "landed": None if turn.landed is None else turn.landed + 1,
+                    "vision_s": round(turn.vision_s, 4),
+                    "engine_s": round(turn.engine_s, 4),
+                    "arm_s": round(turn.arm_s, 3),
+                }
+                for turn in self.turns
+            ],
+            "board_agreement": self.board_agreement,
+            "events": list(self.events),
+        }
+
+    def save(self, path: Path) -> None:
+        """Write the log atomically: a crash mid-write leaves the previous log intact."""
+        document = {"version": LOG_VERSION, "rows": self.rows, "cols": self.cols, **self.summary()}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+        try:
+            with os.fdopen(handle, "w") as file:
+                json.dump(document, file, indent=1)
+                file.flush()
+                os.fsync(file.fileno())
+            os.replace(temporary, path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+
+    @classmethod
+    def load(cls, path: Path) -> GameLog:
+        """Read a saved log. Raises FileNotFoundError when there is none, ValueError when it is damaged."""
+        if not path.exists():
+            raise FileNotFoundError(f"no game log at {path}: there is no game to resume")
+        try:
+            document = json.loads(path.read_text())
+            if document.get("version") != LOG_VERSION:
+                raise ValueError(f"version {document.get('version')!r}, expected {LOG_VERSION}")
+            moves = document["moves"]
+            if not isinstance(moves, str) or not all(c.isdigit() and c != "0" for c in moves):
+                raise ValueError(f"moves {moves!r} is not a move string")
+            turns = [
+                RobotTurn(t["column"] - 1, None if t["landed"] is None else t["landed"] - 1, t["vision_s"],
+                          t["engine_s"], t["arm_s"])
+                for t in document["turns"]
+            ]
+            return cls(
+                robot_first=bool(document["robot_first"]), rows=int(document["rows"]), cols=int(document["cols"]),
+                moves=[int(c) - 1 for c in moves], turns=turns, events=list(document["events"]),
+                board_agreement=bool(document["board_agreement"]), winner=document["winner"],
+            )
+        except (ValueError, KeyError, TypeError) as error:
+            raise ValueError(f"the game log {path} is damaged ({error}): delete it to start a new game") from error
+
+
+class BoardUnseenError(TimeoutError):
+    """The camera gave no stable reading of the board in time (blocked view, board out of frame)."""
+
+
+class BoardWatcher:
+    """Turns camera frames into stable readings in players' values (1 the first player, 2 the second).
+
+    `colours` are the reference disc colours (BGR) of the first and the second player, from calibration.
+    `on_frame` is called with each frame and its reading (for `--record`); the sim uses it to advance time.
+    """
+
+    def __init__(self, camera: Camera, shape: tuple[int, int], corners: np.ndarray | None,
+                 colours: tuple[tuple[float, float, float], tuple[float, float, float]] | None,
+                 stable_frames: int = 3, on_frame: Callable[[np.ndarray, BoardReading], None] | None = None) -> None:
+        self.camera = camera
+        self.shape = shape
+        self.corners = corners
+        self.colours = colours
+        self.stabiliser = Stabiliser(frames_needed=stable_frames)
+        self.on_frame = on_frame
+        self.last_frame: np.ndarray | None = None
+        self.last_reading: BoardReading | None = None
+
+    def look(self, timeout_s: float) -> BoardReading:
+        """The next reading that stays the same over several frames. Raises BoardUnseenError after `timeout_s`."""
+        self.stabiliser.reset()
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            frame = self.camera.read()
+            reading = read(frame, self.shape, self.corners, self.colours)
+            self.last_frame, self.last_reading = frame, reading
+            if self.on_frame is not None:
+                self.on_frame(frame, reading)
+            stable = self.stabiliser.update(reading)
+            if stable is not None:
+                return stable
+        raise BoardUnseenError(f"the camera has shown no steady view of the board for {timeout_s:.0f} s")
+
+
+class Game:
+    """One match: the state machine of the module docstring. `tell` speaks to the person."""
+
+    def __init__(self, table: Table, watcher: BoardWatcher, settings: GameSettings, log_path: Path | None,
+                 tell: Callable[[str], None], game_log: GameLog | None = None,
+                 on_move: Callable[[int, np.ndarray, BoardReading], None] | None = None) -> None:
+        """`on_move(move_number, frame, reading)` is called with the frame that confirmed each move (for `--record`)."""
+        self.table = table
+        self.watcher = watcher
+        self.settings = settings
+        self.log_path = log_path
+        self.tell = tell
+        rows, cols = watcher.shape
+        self.log = game_log or GameLog(settings.robot_first, rows, cols)
+        self.position = Position.from_moves(self.log.move_string, width=cols, height=rows)
+        self.rng = random.Random(settings.seed)
+        self.on_move = on_move
+
+    @property
+    def robot_player(self) -> int:
+        return 1 if self.settings.robot_first else 2
+
+    def play(self) -> GameLog:
+        """Play until the game is over (or the person walked away); returns the log."""
+        self.tell(self._board_text("The game starts." if not self.log.moves else "The game resumes."))
+        while not self.position.is_over():
+            if self.position.side_to_move == self.robot_player:
+                self._robot_turn()
+            elif not self._person_turn():
+                self.tell("You seem to have walked away: the game is saved; run `c4robot play --resume` to go on.")
+                return self.log
+            self._save()
+        self._game_over()
+        return self.log
+
+    def _board_text(self, headline: str) -> str:
+        return f"{headline}\n{self.position}"
+
+    def _save(self) -> None:
+        if self.log_path is not None:
+            self.log.save(self.log_path)
+
+    def _note(self, message: str) -> None:
+        """Tell the person and keep it in the log."""
+        self.log.events.append(message)
+        self.tell(message)
+
+    def _check_agreement(self, reading: BoardReading) -> None:
+        """In the sim, the camera's board must equal the world's after every move."""
+        truth = self.table.true_board()
+        if truth is None:
+            return
+        seen = self._players_view(reading)
+        if not np.array_equal(seen, truth):
+            self.log.board_agreement = False
+            log.warning("camera board differs from the world:\n%s\nvs\n%s", seen[::-1], truth[::-1])
+
+    def _players_view(self, reading: BoardReading) -> np.ndarray:
+        from vision.moves import players_grid
+
+        return players_grid(self.position.to_array(), reading.grid)
+
+    def _apply(self, column: int) -> None:
+        self.position = self.position.play(column)
+        self.log.moves.append(column)
+        if self.on_move is not None and self.watcher.last_frame is not None and self.watcher.last_reading is not None:
+            self.on_move(len(self.log.moves), self.watcher.last_frame, self.watcher.last_reading)
+
+    def _person_turn(self) -> bool:
+        """Wait for the person's disc; handle what people do. Returns False when they walked away."""
+        self.table.person_turn(self.position)
+        started = time.monotonic()
+        reminded = False
+        person = 3 - self.robot_player
+        while True:
+            try:
+                reading = self.watcher.look(self.settings.look_timeout_s)
+            except BoardUnseenError:
+                self._note("I cannot see the board: please keep the camera's view clear.")
+                reading = None
+            if reading is not None:
+                event = detect_move(self.position.to_array(), reading, person)
+                if event.kind is MoveKind.MOVE and event.column is not None:
+                    self._apply(event.column)
+                    self._check_agreement(reading)
+                    self.tell(self._board_text(f"You played column {event.column + 1}."))
+                    return True
+                if event.kind is not MoveKind.NONE:
+                    self._handle_person_event(event)
+            waited = time.monotonic() - started
+            if waited > self.settings.give_up_after_s:
+                return False
+            if waited > self.settings.remind_after_s and not reminded:
+                self.tell("Your turn: drop a disc when you are ready.")
+                reminded = True
+
+    def _handle_person_event(self, event: MoveEvent) -> None:
+        """Tell the person what is wrong; the next readings show whether they put it right."""
+        self._note(event.message)
+        fix = getattr(self.table, "person_fixes", None)
+        if fix is not None:
+            fix(event, self.position)
+
+    def _robot_turn(self) -> None:
+        """Think, move, verify; when the disc lands elsewhere, go on from what the camera sees."""
+        result = search(self.position, Limit(time=self.settings.time_budget_s), level=self.settings.level,
+                        rng=self.rng)
+        engine_s = result.ms / 1000.0
+        self.tell(f"I play column {result.column + 1}" + (" (proven)." if result.proven else "."))
+        arm_s = self.table.robot_drop(result.column)
+        vision_started = time.perf_counter()
+        event = self._await_robot_disc()
+        vision_s = time.perf_counter() - vision_started
+        landed = event.column if event.kind is MoveKind.MOVE else None
+        truth = self.table.true_board()
+        if truth is not None:
+            landed = _new_disc_column(self.position.to_array(), truth)
+        self.log.turns.append(RobotTurn(result.column, landed, vision_s, engine_s, arm_s))
+        if event.kind is not MoveKind.MOVE or event.column is None:
+            raise RuntimeError(f"my disc for column {result.column + 1} did not show up on the board "
+                               f"({event.message}); check the arm and the dispenser, then resume")
+        if event.column != result.column:
+            self._note(f"My disc went into column {event.column + 1} instead of {result.column + 1}; "
+                       f"the game goes on from the board as it is.")
+        self._apply(event.column)
+        self._check_agreement(self.watcher.last_reading)
+        self.tell(self._board_text(f"I played column {event.column + 1}."))
+
+    def _await_robot_disc(self) -> MoveEvent:
+        """The robot's disc as the camera sees it, looking again when it has not arrived yet."""
+        event = MoveEvent(MoveKind.NONE, None, None, "no new disc")
+        for _ in range(1 + self.settings.max_robot_retries):
+            try:
+                reading = self.watcher.look(self.settings.look_timeout_s)
+            except BoardUnseenError as error:
+                event = MoveEvent(MoveKind.BOARD_NOT_FOUND, None, None, str(error))
+                continue
+            event = detect_move(self.position.to_array(), reading, self.robot_player)
+            if event.kind is MoveKind.MOVE:
+                return event
+        return event
+
+    def _game_over(self) -> None:
+        winner = self.position.winner()
+        if winner == 0:
+            self.log.winner = "draw"
+            self.tell("The board is full: a draw. Well played!")
+        else:
+            self.log.winner = "robot" if winner == self.robot_player else "opponent"
+            four = ", ".join(f"column {c + 1} row {r + 1}" for c, r in self.position.winning_cells())
+            who = "I win" if self.log.winner == "robot" else "You win"
+            self.tell(f"{who}! The four: {four}.")
+        self._save()
+
+
+def _new_disc_column(before: np.ndarray, after: np.ndarray) -> int | None:
+    """The column of the one disc in `after` that `before` does not have (None if not exactly one)."""
+    new = np.argwhere((before == 0) & (after != 0))
+    return int(new[0][1]) if len(new) == 1 else None
+
+
+__all__ = ["BoardUnseenError", "BoardWatcher", "Game", "GameLog", "GameSettings", "RobotTurn", "Table"]

@@ -1,0 +1,81 @@
+"""Who plays against the robot in a simulated game: a policy that picks the simulated person's column.
+
+On the real board the person plays by hand and no policy is needed; in the simulation a policy stands in
+for the person: uniformly random, an engine level, or columns typed at the terminal.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from engine import Position
+from engine.search import Limit, search
+
+
+class Opponent(Protocol):
+    """Chooses the simulated person's column (0-based) in a position where the person is to move."""
+
+    name: str
+
+    def choose(self, position: Position) -> int: ...
+
+
+@dataclass
+class RandomOpponent:
+    """Any legal column with equal chance: the weakest, most chaotic person."""
+
+    rng: random.Random
+    name: str = "random"
+
+    def choose(self, position: Position) -> int:
+        return self.rng.choice(position.legal_moves())
+
+
+@dataclass
+class EngineOpponent:
+    """The engine at a skill level (1 beginner .. 10 perfect) plays the person's side."""
+
+    level: int
+    rng: random.Random
+    time_s: float = 0.5
+
+    @property
+    def name(self) -> str:
+        return f"engine:{self.level}"
+
+    def choose(self, position: Position) -> int:
+        return search(position, Limit(time=self.time_s), level=self.level, rng=self.rng).column
+
+
+@dataclass
+class TypedOpponent:
+    """A person at the terminal types 1-based columns for the simulated hand; asks again on bad input."""
+
+    ask: Callable[[str], str]
+    tell: Callable[[str], None]
+    name: str = "human"
+
+    def choose(self, position: Position) -> int:
+        while True:
+            answer = self.ask(f"your move (column 1-{position.width}): ").strip()
+            if answer.isdigit() and 1 <= int(answer) <= position.width and position.can_play(int(answer) - 1):
+                return int(answer) - 1
+            self.tell(f"'{answer}' is not a column you can play; type a number of a column that is not full.")
+
+
+def parse_opponent(text: str, rng: random.Random, ask: Callable[[str], str], tell: Callable[[str], None]) -> Opponent:
+    """The opponent named on the command line: `human`, `random` or `engine:LEVEL` (LEVEL 1..10).
+
+    Raises ValueError naming the text when it is none of those.
+    """
+    if text == "random":
+        return RandomOpponent(rng)
+    if text == "human":
+        return TypedOpponent(ask, tell)
+    kind, _, level = text.partition(":")
+    if kind == "engine" and level.isdigit() and 1 <= int(level) <= 10:
+        return EngineOpponent(int(level), rng)
+    raise ValueError(f"unknown opponent '{text}': use human, random or engine:LEVEL with LEVEL 1 to 10")

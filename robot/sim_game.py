@@ -1,0 +1,166 @@
+"""A game in the simulation: the simulated table (the robot's arm, the simulated person, the true board of
+a `sim.World`) and `SimGame`, which builds world, arm, planner, camera and calibration for `c4robot play --sim`.
+
+The world names players by disc colour (1 red, 2 yellow); the game names them by who moved first
+(1 first, 2 second). The robot always plays `ROBOT_DISCS` (yellow) discs; this module maps between
+the two namings so the game loop sees only players' values.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+import random
+from collections.abc import Callable
+from pathlib import Path
+
+from engine import Position
+from robot.game import BoardWatcher, Game, GameLog, GameSettings
+from robot.opponents import Opponent, parse_opponent
+from robot.planner import Planner, play_column
+from robot.recorder import Recorder
+from vision import MoveEvent, MoveKind
+
+log = logging.getLogger(__name__)
+
+ROBOT_DISCS = 2  # the world's player number of the robot's discs (yellow)
+PERSON_DISCS = 1  # the simulated person's (red)
+
+
+class SimTable:
+    """`robot.game.Table` over a sim world; the simulated person's moves come from `opponent`.
+
+    `mischief` maps a person-turn index (0 = the person's first turn) to something people really do
+    on that turn: "two_discs", "wrong_colour", "take_back", "out_of_turn"; the simulated person then
+    puts it right when the game tells them what is wrong (`person_fixes`).
+    """
+
+    def __init__(self, world, arm, planner: Planner, opponent: Opponent, robot_first: bool,
+                 mischief: dict[int, str] | None = None) -> None:
+        self.world = world
+        self.arm = arm
+        self.planner = planner
+        self.opponent = opponent
+        self.robot_first = robot_first
+        self.mischief = dict(mischief or {})
+        self.person_turns = 0
+        self._extra_discs: list[int] = []
+        self._taken: tuple[tuple[int, int], int] | None = None
+        world.set_dispenser_player(ROBOT_DISCS)
+
+    def world_player(self, player: int) -> int:
+        """World disc colour of a game player (1 first, 2 second)."""
+        robot_player = 1 if self.robot_first else 2
+        return ROBOT_DISCS if player == robot_player else PERSON_DISCS
+
+    def true_board(self) -> np.ndarray:
+        world = self.world.board_state()
+        first = self.world_player(1)
+        return np.where(world == 0, 0, np.where(world == first, 1, 2)).astype(np.int8)
+
+    def robot_drop(self, column: int) -> float:
+        return play_column(self.arm, self.planner, column).arm_s
+
+    def person_turn(self, position: Position) -> None:
+        column = self.opponent.choose(position)
+        trick = self.mischief.pop(self.person_turns, None)
+        self.person_turns += 1
+        if trick is None:
+            self.world.human_drop(column, PERSON_DISCS)
+        elif trick == "two_discs":
+            self.world.human_drop(column, PERSON_DISCS)
+            other = next(c for c in position.legal_moves() if c != column)
+            self._extra_discs.append(self.world.human_drop(other, PERSON_DISCS))
+        elif trick == "wrong_colour":
+            self._extra_discs.append(self.world.human_drop(column, ROBOT_DISCS))
+        elif trick == "take_back":
+            self._take_back_last_disc()
+        else:
+            raise ValueError(f"unknown mischief {trick!r}: use two_discs, wrong_colour or take_back")
+        log.info("simulated person: column %d%s", column + 1, f" ({trick})" if trick else "")
+
+    def _take_back_last_disc(self) -> None:
+        """Lift the last disc played off the board, remembering where it was and whose it is."""
+        for body in reversed(self.world.disc_ids()):
+            cell = self.world.disc_cell(body)
+            if cell is not None:
+                player = self.world.disc_player(body)
+                self.world.remove_disc(body)
+                self._taken = (cell, player)
+                return
+        raise RuntimeError("there is no disc on the board to take back")
+
+    def person_fixes(self, event: MoveEvent, position: Position) -> None:
+        """The simulated person hears what is wrong and puts it right, then plays properly."""
+        if event.kind in (MoveKind.TWO_DISCS, MoveKind.WRONG_COLOUR):
+            for body in self._extra_discs:
+                self.world.remove_disc(body)
+            self._extra_discs.clear()
+            self.world.wait_until_settled()
+            if event.kind is MoveKind.WRONG_COLOUR:
+                self.world.human_drop(self.opponent.choose(position), PERSON_DISCS)
+        elif event.kind is MoveKind.DISC_REMOVED and self._taken is not None:
+            (_, column), player = self._taken
+            self._taken = None
+            self.world.drop_disc(column, player)
+            self.world.wait_until_settled()
+            self.world.human_drop(self.opponent.choose(position), PERSON_DISCS)
+
+
+class SimGame:
+    """Everything a simulated game needs, built from a seed; a context manager that closes the world.
+
+    The calibration is the world's exact one (`calibration.sim_setup`) unless `config_path` names a
+    calibration file made with `c4robot calibrate ... --sim`.
+    """
+
+    def __init__(self, seed: int | None, gui: bool, opponent: str, robot_first: bool,
+                 tell: Callable[[str], None],
+                 mischief: dict[int, str] | None = None, record: Path | None = None,
+                 config_path: Path | None = None) -> None:
+        import calibration
+        from robot.drivers.sim import SimArm, sim_planner
+        from sim import World, WorldConfig
+        from vision.cameras import SimCamera
+
+        self.world = World(WorldConfig(), seed=seed or 0, gui=gui)
+        try:
+            rng = random.Random(seed)
+            person = parse_opponent(opponent, rng, input, tell)
+            self.table = SimTable(self.world, SimArm(self.world), sim_planner(self.world), person, robot_first,
+                                  mischief)
+            setup = calibration.load(config_path) if config_path else calibration.sim_setup(self.world, ROBOT_DISCS)
+            if setup.board is None or setup.colours is None:
+                raise ValueError(f"the calibration {config_path} has no board or colours section: "
+                                 f"run `c4robot calibrate board --sim` and `calibrate colours --sim`")
+            colours = (setup.colours.robot_bgr, setup.colours.person_bgr)
+            self.recorder = Recorder(record) if record else None
+            self.watcher = BoardWatcher(
+                SimCamera(self.world), (setup.board.rows, setup.board.cols), np.asarray(setup.board.corners_px),
+                colours if robot_first else colours[::-1],
+                on_frame=self.recorder.on_frame if self.recorder else None,
+            )
+        except BaseException:
+            self.world.close()
+            raise
+        self.tell = tell
+
+    def game(self, settings: GameSettings, log_path: Path | None, previous: GameLog | None) -> Game:
+        """A game on this table; a resumed game first puts the logged discs back into the fresh world."""
+        if previous is not None:
+            for index, column in enumerate(previous.moves):
+                player = 1 + index % 2
+                self.world.drop_disc(column, self.table.world_player(player))
+                self.world.wait_until_settled()
+        on_move = self.recorder.save_move if self.recorder else None
+        return Game(self.table, self.watcher, settings, log_path, self.tell, previous, on_move)
+
+    def __enter__(self) -> SimGame:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self.recorder is not None:
+            self.recorder.close()
+        self.world.close()
