@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from calibration.board import board_pose, corners_of
+from calibration.colours import colours_from_frame
 from calibration.store import ArmPose, BoardCalibration, CameraCalibration, ColourCalibration, Setup
 
 
@@ -38,21 +39,24 @@ def sim_board(world: Any, camera: CameraCalibration) -> BoardCalibration:
     )
 
 
-def sim_colours(world: Any, robot_player: int) -> ColourCalibration:
-    """The players' disc colours as letters and BGR references; the robot plays `robot_player` (1 or 2)."""
-    from sim.config import DISC_COLOURS
+def sim_colours(world: Any, board: BoardCalibration, robot_player: int) -> ColourCalibration:
+    """The players' disc colours as the camera sees them in this world's light; the robot plays `robot_player`.
 
+    The material colours would be wrong references: the rendered discs are shaded darker. So, as a
+    person does in `calibrate colours`, a disc of each player goes into the bottom row (first and last
+    column), the frame is sampled, and the two discs are taken out again. Needs those two cells empty.
+    """
     if robot_player not in (1, 2):
         raise ValueError(f"robot player {robot_player}: use 1 or 2")
-
-    def letter(rgba: tuple[float, ...]) -> str:
-        return min(DISC_COLOURS, key=lambda name: float(np.linalg.norm(np.subtract(DISC_COLOURS[name][:3], rgba[:3]))))
-
-    def bgr(rgba: tuple[float, ...]) -> tuple[float, float, float]:
-        return tuple(round(255.0 * value, 1) for value in rgba[2::-1])  # type: ignore[return-value]
-
-    robot, person = world.config.discs.colours[robot_player - 1], world.config.discs.colours[2 - robot_player]
-    return ColourCalibration(letter(robot), letter(person), bgr(robot), bgr(person))
+    last = board.cols - 1
+    if world.board_state()[0, [0, last]].any():
+        raise ValueError("the sim's colours are sampled in the bottom corners: they must be empty")
+    discs = [world.drop_disc(0, robot_player), world.drop_disc(last, 3 - robot_player)]
+    world.wait_until_settled()
+    frame = world.render_camera()
+    for disc in discs:
+        world.remove_disc(disc)
+    return colours_from_frame(frame, board, 0, last)
 
 
 def sim_arm_poses(world: Any) -> tuple[tuple[ArmPose, ...], ArmPose]:
@@ -70,7 +74,6 @@ def sim_arm_poses(world: Any) -> tuple[tuple[ArmPose, ...], ArmPose]:
 def sim_setup(world: Any, robot_player: int = 1) -> Setup:
     """The exact calibration of a `sim.World` (the robot plays `robot_player`'s discs)."""
     camera = sim_camera(world)
+    board = sim_board(world, camera)
     drops, pick = sim_arm_poses(world)
-    return Setup(
-        camera=camera, board=sim_board(world, camera), colours=sim_colours(world, robot_player), drops=drops, pick=pick
-    )
+    return Setup(camera=camera, board=board, colours=sim_colours(world, board, robot_player), drops=drops, pick=pick)
