@@ -16,7 +16,7 @@ near 0 (most positions of interest are close games). Each node:
     answer each move right above it, so if our share of the cells holds no line we cannot win (and if
     the opponent's share holds one, we lose);
   - cuts off at once when a child's table entry already refutes it (enhanced transposition cut-off,
-    where at least 16 cells are empty: below that a probe costs more than the subtree);
+    on revisits and near the root: elsewhere the probes' cache misses cost more than they save);
   - tries the table's best move first, then moves by the number of winning cells they create,
     centre first among equals. (Measured and dropped: history ordering, row-parity weighting,
     mirror-symmetric keys: each searched as many or more nodes, or cost more time than it saved.)
@@ -38,7 +38,10 @@ DEFAULT_TABLE_MB = 64.0
 _NO_LIMIT = 2**62
 _ENTER, _NEXT_MOVE, _RETURN = 0, 1, 2
 _FIRST = 1 << 20  # ordering score that puts the table's best move first
-_ETC_MIN_EMPTY = 16  # probe the children's entries only where a cut-off saves a big subtree
+# Enhanced transposition cut-offs probe every child: worth it on a revisit (the children were searched
+# before, so their entries are likely there) or where the subtree is big enough to pay for the misses.
+_ETC_REVISIT_MIN_EMPTY = 14
+_ETC_ALWAYS_MIN_EMPTY = 26
 
 
 @dataclass(frozen=True)
@@ -145,6 +148,8 @@ def solve_bits(current: np.uint64, mask: np.uint64, moves: int, width: int, heig
                 upper = (cells - 1 - played) // 2  # nor can we (the root and parents checked)
                 key = cur + msk
                 known_lower, known_upper, known_column = probe(entries, generation, key)
+                revisit = known_lower != NO_LOWER or known_upper != NO_UPPER
+                etc = cells - played >= (_ETC_REVISIT_MIN_EMPTY if revisit else _ETC_ALWAYS_MIN_EMPTY)
                 lower = max(lower, known_lower)
                 upper = min(upper, known_upper)
                 if upper > -1 and (msk + bottom) & follower_rows == ZERO:
@@ -172,7 +177,7 @@ def solve_bits(current: np.uint64, mask: np.uint64, moves: int, width: int, heig
                     move = playable & column_masks[col]
                     if move == ZERO:
                         continue
-                    if cells - played >= _ETC_MIN_EMPTY:
+                    if etc:
                         # Enhanced transposition cut-off: a child already known to be bad enough for the
                         # opponent ends this node before anything is searched.
                         child_upper = probe(entries, generation, (cur ^ msk) + (msk | move))[1]
