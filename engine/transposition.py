@@ -54,8 +54,7 @@ class TranspositionTable:
         if not size_mb > 0:
             raise ValueError(f"table size {size_mb!r} MB is not positive: give a size such as 64")
         self.buckets = _largest_prime_at_most(int(size_mb * 2**20) // (2 * ENTRY_BYTES))
-        self.entries = np.empty(2 * self.buckets, dtype=np.uint64)
-        self.entries.fill(0)  # touch every page now, so searches do not pay the page faults one by one
+        self.entries = np.zeros(2 * self.buckets, dtype=np.uint64)  # pages become resident as they are used
         self.generation = 1
 
     def clear(self) -> None:
