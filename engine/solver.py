@@ -40,8 +40,8 @@ _ENTER, _NEXT_MOVE, _RETURN = 0, 1, 2
 _FIRST = 1 << 20  # ordering score that puts the table's best move first
 # Enhanced transposition cut-offs probe every child: worth it on a revisit (the children were searched
 # before, so their entries are likely there) or where the subtree is big enough to pay for the misses.
-_ETC_REVISIT_MIN_EMPTY = 14
-_ETC_ALWAYS_MIN_EMPTY = 26
+_ETC_REVISIT_MIN_EMPTY = 12
+_ETC_ALWAYS_MIN_EMPTY = 16
 
 
 @dataclass(frozen=True)
