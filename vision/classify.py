@@ -32,6 +32,9 @@ COLOUR_COST = 1.0
 DULL_COLOUR_COST = 14.0
 SATURATED_CHROMA = 45.0
 ALLOWED_DIFFERENCES = (-1, 0, 1)
+# With calibrated colours every cell's colour is trusted on its own, so the counts are left free: a person
+# who drops two discs or plays the robot's colour must show up as such for the move detector.
+ANY_DIFFERENCE = tuple(range(-100, 101))
 
 
 @dataclass(frozen=True)
@@ -111,13 +114,14 @@ def _cell_scores(samples: HoleSamples, colours: tuple[np.ndarray, ...], distance
     return scores
 
 
-def _evaluate(colours: tuple[np.ndarray, ...], cell_scores: np.ndarray) -> _Outcome:
+def _evaluate(colours: tuple[np.ndarray, ...], cell_scores: np.ndarray,
+              allowed_differences: tuple[int, ...] = ALLOWED_DIFFERENCES) -> _Outcome:
     """The best legal board under one hypothesis, scored with its priors.
 
     Disc-like evidence that the legal board leaves empty costs too: a colour that fills holes gravity
     says are empty is being seen through the board, so it is more likely background than a disc.
     """
-    score, grid = best_legal_grid(cell_scores[0], cell_scores[1], ALLOWED_DIFFERENCES)
+    score, grid = best_legal_grid(cell_scores[0], cell_scores[1], allowed_differences)
     discarded = float(np.maximum(cell_scores[:, grid == 0], 0.0).sum())
     return _Outcome(score - COLOUR_COST * len(colours) - DISCARDED_EVIDENCE_COST * discarded, grid, cell_scores, colours)
 
@@ -173,7 +177,7 @@ def classify(samples: HoleSamples, reference_colours: tuple[np.ndarray, ...] | N
     """Label every hole empty / colour 1 / colour 2; learn the colours unless calibration gives them."""
     if reference_colours is not None:
         colours = tuple(reference_colours)
-        outcome = _evaluate(colours, _cell_scores(samples, colours, colour_distances(samples, colours)))
+        outcome = _evaluate(colours, _cell_scores(samples, colours, colour_distances(samples, colours)), ANY_DIFFERENCE)
     else:
         outcome = _best_hypothesis(samples)
         if outcome.colours:
