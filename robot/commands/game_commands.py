@@ -98,7 +98,7 @@ def play_sim_game(args: argparse.Namespace, tell, log_path: Path, mischief: dict
 
 def play_real_game(args: argparse.Namespace, tell, log_path: Path) -> dict:
     """A whole game on the real table: arm on `--serial`, camera `--camera`, calibration from `--config`."""
-    from robot.real_setup import RealGame
+    from robot.real_game import RealGame
 
     if args.camera is None:
         raise ValueError("a real game needs the camera too: add --camera N (index, URL, video file or folder)")

@@ -14,13 +14,14 @@ import math
 from pathlib import Path
 
 import numpy as np
-import pybullet
 
 from robot.arm import Arm, ArmConfig, ArmStatus
 from robot.kinematics import KinematicChain, homogeneous
 from robot.planner import KeepOutBox, Planner, ToolPose, Workcell
 from robot.trajectory import JointTrajectory
 from sim import World
+
+import pybullet  # noqa: E402 - after sim, which imports it without its stdout banner
 
 log = logging.getLogger(__name__)
 

@@ -1,0 +1,116 @@
+"""A game on the real table: the arm on a serial port, a camera, and the setup's calibration file.
+
+Nothing here guesses: the calibration must have the board (corners), the disc colours, every column's
+drop pose and the dispenser's pick pose, or the game refuses to start and names the step to run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+import calibration
+from calibration.arm_drops import tool_pose
+from engine import Position
+from robot.arm import Arm, ArmConfig
+from robot.drivers import serial_arm
+from robot.game import BoardWatcher, Game, GameLog, GameSettings
+from robot.kinematics import KinematicChain
+from robot.planner import Planner, Workcell, play_column
+from robot.recorder import Recorder
+from sim.config import DEFAULT_ARM_URDF
+from vision.cameras import Camera, open_camera
+
+
+class RealTable:
+    """`robot.game.Table` on the real table: the person plays by hand, the arm drops the robot's discs."""
+
+    def __init__(self, arm: Arm, planner: Planner, tell: Callable[[str], None]) -> None:
+        self.arm = arm
+        self.planner = planner
+        self.tell = tell
+
+    def person_turn(self, position: Position) -> None:
+        self.tell("Your turn: drop one of your discs into a column.")
+
+    def robot_drop(self, column: int) -> float:
+        return play_column(self.arm, self.planner, column).arm_s
+
+    def true_board(self) -> None:
+        return None
+
+
+def arm_from_setup(setup: calibration.Setup, port: str | None) -> tuple[ArmConfig, KinematicChain, Workcell]:
+    """The arm's configuration, kinematics and workcell from a calibration (`port` overrides the file's).
+
+    Raises CalibrationError (a ValueError) when the drops or the pick pose were never taught.
+    """
+    if len(setup.drops) < 2 or setup.pick is None:
+        raise calibration.CalibrationError("the calibration has no drop poses or no dispenser pose: "
+                                           "run `c4robot calibrate drops --serial PORT` first")
+    config = ArmConfig.from_dict(dict(setup.arm)) if setup.arm else ArmConfig()
+    if port:
+        config = dataclasses.replace(config, serial=dataclasses.replace(config.serial, port=port))
+    chain = KinematicChain.from_urdf(config.urdf_path or DEFAULT_ARM_URDF, config.tool_link)
+    disc_radius_m = setup.board.row_pitch_m / 2 if setup.board else 0.0159  # discs rest on each other
+    workcell = Workcell.from_drop_poses(tool_pose(setup.pick), tuple(tool_pose(d) for d in setup.drops), disc_radius_m)
+    return config, chain, workcell
+
+
+class RealGame:
+    """Connects the arm and the camera from the calibration; a context manager that lets go of both."""
+
+    def __init__(self, port: str, camera: str | Camera, config_path: Path | None, tell: Callable[[str], None],
+                 record: Path | None = None) -> None:
+        self.setup = calibration.load(config_path)
+        if self.setup.board is None or self.setup.colours is None:
+            raise calibration.CalibrationError("the calibration has no board or no colours: run "
+                                               "`c4robot calibrate board` and `c4robot calibrate colours` first")
+        config, chain, workcell = arm_from_setup(self.setup, port)
+        self.tell = tell
+        self.camera = open_camera(camera) if isinstance(camera, str) else camera
+        self.arm = serial_arm(config, chain)
+        try:
+            self.arm.connect()
+            self.arm.home()
+            planner = Planner(chain, workcell, config, seed_q=self.arm.joint_state())
+        except BaseException:
+            self.close()
+            raise
+        self.table = RealTable(self.arm, planner, tell)
+        self.recorder = Recorder(record) if record else None
+
+    def game(self, settings: GameSettings, log_path: Path | None, previous: GameLog | None) -> Game:
+        """A game on this table; a resumed game must see on the board what its log says."""
+        board, colours = self.setup.board, self.setup.colours
+        references = (colours.robot_bgr, colours.person_bgr)
+        watcher = BoardWatcher(
+            self.camera, (board.rows, board.cols), np.asarray(board.corners_px),
+            references if settings.robot_first else references[::-1], settings.stable_frames,
+            self.recorder.on_frame if self.recorder else None,
+        )
+        if previous is not None:
+            seen = watcher.look(settings.look_timeout_s)
+            logged = Position.from_moves(previous.move_string, width=board.cols, height=board.rows).to_array()
+            from vision.moves import players_grid
+
+            if not np.array_equal(players_grid(logged, seen.grid), logged):
+                raise RuntimeError("the board the camera sees is not the one in the game log: "
+                                   "set it up as logged, or start a new game without --resume")
+        on_move = self.recorder.save_move if self.recorder else None
+        return Game(self.table, watcher, settings, log_path, self.tell, previous, on_move)
+
+    def close(self) -> None:
+        self.arm.close()
+        self.camera.close()
+        if self.recorder is not None:
+            self.recorder.close()
+
+    def __enter__(self) -> RealGame:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
