@@ -17,7 +17,6 @@ BITS = np.uint64(64)
 _M1 = np.uint64(0x5555555555555555)
 _M2 = np.uint64(0x3333333333333333)
 _M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
-_H01 = np.uint64(0x0101010101010101)
 
 
 def fits_fast_path(width: int, height: int, connect: int) -> bool:
@@ -31,7 +30,10 @@ def popcount(x: np.uint64) -> np.uint64:
     x = x - ((x >> ONE) & _M1)
     x = (x & _M2) + ((x >> TWO) & _M2)
     x = (x + (x >> np.uint64(4))) & _M4
-    return (x * _H01) >> np.uint64(56)
+    x += x >> np.uint64(8)  # sums by shifts, not a multiply: no overflow warnings when run without JIT
+    x += x >> np.uint64(16)
+    x += x >> np.uint64(32)
+    return x & np.uint64(0x7F)
 
 
 @njit(cache=True)
