@@ -59,3 +59,5 @@ def test_sim_frames_read_like_the_world() -> None:
     found = vision.read(frame, shape=(rows, cols))
     pitch = np.linalg.norm(corners[1] - corners[0]) / (cols - 1)
     assert found.corners is not None and np.abs(found.corners - corners).max() < 0.1 * pitch
+    assert found.colour_names == ("R", "Y")
+    assert (found.grid == truth).all(), found.grid[::-1]
