@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vision.gravity import best_legal_grid, count_problem
-from vision.hole_samples import LIGHTNESS_WEIGHT, SECTOR_COUNT, HoleSamples
+from vision.hole_samples import SECTOR_COUNT, HoleSamples, shaded_distances
 
 CLUSTER_RADIUS = 12.0
 MAX_CANDIDATES = 8
@@ -73,18 +73,12 @@ def candidate_colours(hole_colours: np.ndarray, face: np.ndarray) -> list[np.nda
 
 
 def colour_distances(samples: HoleSamples, colours: tuple[np.ndarray, ...]) -> np.ndarray:
-    """(holes, ring pixels, len(colours)) distances in weighted Lab from every ring pixel to every colour, shaded.
+    """(holes, ring pixels, len(colours)) distances from every ring pixel to every colour, under slight shading.
 
-    A curved or shadowed disc is one plastic under more or less light. Dimming a surface scales
-    (L + 16, a, b) by one factor (the Lab cube root), so each pixel is compared with the colour dimmed or
-    brightened by the factor that fits it best within SHADING_RANGE.
+    A curved disc or one in the rim's shadow is a little darker on one side; loose discs lying behind the
+    board are much darker, so the allowed shading is narrow (SHADING_RANGE).
     """
-    offset = np.array([16.0 * LIGHTNESS_WEIGHT, 0.0, 0.0])
-    pixels = samples.pixels[:, :, None, :] + offset
-    references = np.asarray(colours, dtype=np.float64).reshape(1, 1, -1, 3) + offset
-    factor = (pixels * references).sum(axis=3) / np.maximum((references * references).sum(axis=3), 1e-9)
-    factor = np.clip(factor, *SHADING_RANGE)
-    return np.linalg.norm(pixels - factor[..., None] * references, axis=3)
+    return shaded_distances(samples.pixels, np.asarray(colours).reshape(-1, 3), SHADING_RANGE)
 
 
 def coverage(distances: np.ndarray, sector: np.ndarray) -> np.ndarray:

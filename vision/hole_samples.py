@@ -57,6 +57,21 @@ def to_weighted_lab(bgr: np.ndarray) -> np.ndarray:
     return lab
 
 
+def shaded_distances(pixels: np.ndarray, colours: np.ndarray, shading_range: tuple[float, float]) -> np.ndarray:
+    """(..., k) weighted-Lab distances from pixels (..., 3) to k colours (k, 3), each colour dimmed or brightened.
+
+    One surface under more or less light: dimming scales (L + 16, a, b) by one factor (the Lab cube
+    root), so each pixel is compared with the colour scaled by the factor within `shading_range` that fits
+    it best. Greys and other hues stay far from a vivid colour whatever the light.
+    """
+    offset = np.array([16.0 * LIGHTNESS_WEIGHT, 0.0, 0.0], dtype=np.float32)
+    shifted = (pixels + offset).astype(np.float32)[..., None, :]
+    references = (np.asarray(colours, dtype=np.float32) + offset).reshape((1,) * (pixels.ndim - 1) + (-1, 3))
+    factor = (shifted * references).sum(axis=-1) / np.maximum((references * references).sum(axis=-1), 1e-6)
+    factor = np.clip(factor, *shading_range)
+    return np.linalg.norm(shifted - factor[..., None] * references, axis=-1)
+
+
 def from_weighted_lab_to_bgr(weighted_lab: np.ndarray) -> np.ndarray:
     """Inverse of `to_weighted_lab` for a few colours, (..., 3) -> uint8 BGR."""
     lab = np.array(weighted_lab, dtype=np.float32).reshape(-1, 1, 3)

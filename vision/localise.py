@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 
 from vision.geometry import grid_corners, grid_points, grid_to_image_homography, hole_pitch_px, project
+from vision.hole_samples import shaded_distances
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +31,7 @@ NEIGHBOUR_RANGE = (0.6, 1.3)
 SNAP_TOLERANCE = 0.28
 MIN_LATTICE_HOLES = 8
 FACE_MATCH_DISTANCE = 22.0
+FACE_SHADING_RANGE = (0.5, 1.3)
 REFINE_MATCH_PITCH = 0.3
 REFINE_MIN_OFFSET_PITCH = 0.1
 REFINE_GAIN = 0.6
@@ -215,17 +217,23 @@ def _median_step(cells: np.ndarray, points: np.ndarray) -> float:
 
 
 def _face_masks(lab: np.ndarray) -> list[np.ndarray]:
-    """Masks of the frame's main colours (k-means on a sample of pixels), as face candidates."""
+    """Masks of the frame's main colours (k-means on a sample of pixels) as face candidates, each with its shades.
+
+    The board face is one plastic, often lit unevenly (brighter at the top, a shadow below): a mask
+    takes the colour under any light in FACE_SHADING_RANGE so the whole face, not a band of it, shows.
+    """
     pixels = lab.reshape(-1, 3)
     rng = np.random.default_rng(0)
     sample = pixels[rng.choice(len(pixels), size=min(KMEANS_SAMPLES, len(pixels)), replace=False)]
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
     cv2.setRNGSeed(0)
     _, _, centres = cv2.kmeans(sample, COLOUR_CLUSTERS, None, criteria, 2, cv2.KMEANS_PP_CENTERS)
-    distance = np.linalg.norm(pixels[:, None, :] - centres[None], axis=2)
-    labels = distance.argmin(axis=1).reshape(lab.shape[:2])
+    distance = shaded_distances(lab, centres, FACE_SHADING_RANGE)
     kernel = np.ones((3, 3), np.uint8)
-    return [cv2.morphologyEx((labels == k).astype(np.uint8), cv2.MORPH_OPEN, kernel) for k in range(COLOUR_CLUSTERS)]
+    return [
+        cv2.morphologyEx((distance[..., k] < FACE_MATCH_DISTANCE).astype(np.uint8), cv2.MORPH_OPEN, kernel)
+        for k in range(COLOUR_CLUSTERS)
+    ]
 
 
 def locate_board(image: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
