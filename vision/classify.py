@@ -82,7 +82,7 @@ def colour_distances(samples: HoleSamples, colours: tuple[np.ndarray, ...]) -> n
 
 
 def coverage(distances: np.ndarray, sector: np.ndarray) -> np.ndarray:
-    """(holes, colours): how fully each colour covers each hole's ring, sector by sector.
+    """(holes, colours): how fully each colour covers each hole's ring, sector by sector (`sector` ascending).
 
     A ring pixel counts for the nearest colour when it is within MATCH_RADIUS. The two worst sectors
     are spared (the hole wall's shadow at an angle, a highlight); the next two decide, so a crescent
@@ -93,12 +93,11 @@ def coverage(distances: np.ndarray, sector: np.ndarray) -> np.ndarray:
         return np.zeros((holes, 0))
     nearest = distances.argmin(axis=2)
     matched = distances.min(axis=2) < MATCH_RADIUS
-    per_sector = np.zeros((holes, count, SECTOR_COUNT))
-    for index in range(count):
-        hit = matched & (nearest == index)
-        for s in range(SECTOR_COUNT):
-            per_sector[:, index, s] = hit[:, sector == s].mean(axis=1)
-    return np.sort(per_sector, axis=2)[:, :, SPARED_SECTORS : SPARED_SECTORS + 2].mean(axis=2)
+    hits = (nearest[:, :, None] == np.arange(count)) & matched[:, :, None]
+    starts = np.searchsorted(sector, np.arange(SECTOR_COUNT))
+    sizes = np.diff(np.append(starts, len(sector)))
+    per_sector = np.add.reduceat(hits, starts, axis=1) / sizes[None, :, None]
+    return np.sort(per_sector, axis=1)[:, SPARED_SECTORS : SPARED_SECTORS + 2].mean(axis=1)
 
 
 def _dullness_cost(colour: np.ndarray) -> float:

@@ -77,11 +77,7 @@ def hole_pitch_px(corners_px: np.ndarray, shape: tuple[int, int]) -> float:
     return float((top + bottom + left + right) / 4)
 
 
-def rectify(image: np.ndarray, corners_px: np.ndarray, shape: tuple[int, int], pitch_px: int) -> np.ndarray:
-    """Warp the board to a front view with `pitch_px` between holes (hole centres at (k + 0.5) * pitch)."""
-    rows, cols = shape
+def rectifying_homography(corners_px: np.ndarray, shape: tuple[int, int], pitch_px: int) -> np.ndarray:
+    """Image -> front view with `pitch_px` between holes, hole centres at ((c + 0.5) P, (r_top + 0.5) P)."""
     rectified_corners = (grid_corners(shape) + 0.5) * pitch_px
-    homography = cv2.getPerspectiveTransform(corners_px.astype(np.float32), rectified_corners.astype(np.float32))
-    return cv2.warpPerspective(
-        image, homography, (cols * pitch_px, rows * pitch_px), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
-    )
+    return cv2.getPerspectiveTransform(corners_px.astype(np.float32), rectified_corners.astype(np.float32))

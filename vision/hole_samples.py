@@ -8,25 +8,27 @@ and stops short of the rim so a slightly wrong corner or the hole wall seen at a
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
-from vision.geometry import rectify
+from vision.geometry import rectifying_homography
 
 PITCH_PX = 40
 RING_INNER = 0.10
 RING_OUTER = 0.22
 SECTOR_COUNT = 8
 LIGHTNESS_WEIGHT = 0.5
+SAMPLE_MAP_CACHE_SIZE = 8
 
 
 @dataclass(frozen=True)
 class HoleSamples:
     """Ring pixels of every hole in weighted Lab (lightness halved), holes in grid order, row 0 at the BOTTOM.
 
-    `pixels` is (rows * cols, n, 3); `sector` is (n,) the angular sector of each ring pixel;
+    `pixels` is (rows * cols, n, 3); `sector` is (n,) the angular sector of each ring pixel, ascending;
     `face` is (3,) the board face's median colour, seen between the holes.
     """
 
@@ -37,14 +39,16 @@ class HoleSamples:
 
 
 def _ring_mask(pitch_px: int) -> tuple[np.ndarray, np.ndarray]:
-    """Flat indices of the ring pixels inside one pitch x pitch cell, and their sector numbers."""
+    """Flat indices of the ring pixels inside one pitch x pitch cell, and their sector numbers (sorted by sector)."""
     centre = (pitch_px - 1) / 2
     y, x = np.mgrid[0:pitch_px, 0:pitch_px].astype(np.float64)
     radius = np.hypot(x - centre, y - centre) / pitch_px
     inside = (radius >= RING_INNER) & (radius <= RING_OUTER)
     angle = np.arctan2(y - centre, x - centre)
     sector = ((angle + np.pi) / (2 * np.pi) * SECTOR_COUNT).astype(int) % SECTOR_COUNT
-    return np.flatnonzero(inside), sector[inside]
+    index = np.flatnonzero(inside)
+    order = np.argsort(sector.ravel()[index], kind="stable")
+    return index[order], sector.ravel()[index][order]
 
 
 RING_INDEX, RING_SECTOR = _ring_mask(PITCH_PX)
@@ -80,12 +84,32 @@ def from_weighted_lab_to_bgr(weighted_lab: np.ndarray) -> np.ndarray:
     return np.clip(np.rint(bgr), 0, 255).astype(np.uint8).reshape(np.shape(weighted_lab))
 
 
-def sample_holes(image_bgr: np.ndarray, corners_px: np.ndarray, shape: tuple[int, int]) -> HoleSamples:
-    """Rectify the board and collect the ring pixels of every hole and the colour of the board face."""
+@functools.lru_cache(maxsize=SAMPLE_MAP_CACHE_SIZE)
+def _sample_map(corners_key: bytes, shape: tuple[int, int]) -> np.ndarray:
+    """Image positions (1, n, 2) float32 of every hole's ring pixels (holes bottom row first) then the gaps.
+
+    The positions are those of the rectified view (vision.geometry.rectify) mapped back into the image;
+    cached because the game reads many frames with the same corners.
+    """
     rows, cols = shape
-    lab = to_weighted_lab(rectify(image_bgr, corners_px, shape, PITCH_PX))
-    cells = lab.reshape(rows, PITCH_PX, cols, PITCH_PX, 3).transpose(0, 2, 1, 3, 4)
-    cells = cells[::-1].reshape(rows * cols, PITCH_PX * PITCH_PX, 3)
-    between = lab[PITCH_PX::PITCH_PX, PITCH_PX::PITCH_PX]
-    face = np.median(between.reshape(-1, 3), axis=0)
-    return HoleSamples(shape=(rows, cols), pixels=cells[:, RING_INDEX], sector=RING_SECTOR, face=face)
+    corners = np.frombuffer(corners_key, dtype=np.float64).reshape(4, 2)
+    ring_y, ring_x = np.divmod(RING_INDEX, PITCH_PX)
+    row_top, column = np.meshgrid(np.arange(rows)[::-1], np.arange(cols), indexing="ij")
+    hole_x = (column.reshape(-1, 1) * PITCH_PX + ring_x).ravel()
+    hole_y = (row_top.reshape(-1, 1) * PITCH_PX + ring_y).ravel()
+    gap_y, gap_x = np.meshgrid(np.arange(1, rows) * PITCH_PX, np.arange(1, cols) * PITCH_PX, indexing="ij")
+    rectified = np.column_stack([np.concatenate([hole_x, gap_x.ravel()]), np.concatenate([hole_y, gap_y.ravel()])])
+    to_image = np.linalg.inv(rectifying_homography(corners, shape, PITCH_PX))
+    return cv2.perspectiveTransform(rectified[None].astype(np.float64), to_image).astype(np.float32)
+
+
+def sample_holes(image_bgr: np.ndarray, corners_px: np.ndarray, shape: tuple[int, int]) -> HoleSamples:
+    """Collect the ring pixels of every hole and the colour of the board face, as seen in the rectified view."""
+    rows, cols = shape
+    positions = _sample_map(np.ascontiguousarray(corners_px, dtype=np.float64).tobytes(), (rows, cols))
+    sampled = cv2.remap(image_bgr, positions[..., 0], positions[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    lab = to_weighted_lab(sampled)[0]
+    ring_count = rows * cols * len(RING_INDEX)
+    pixels = lab[:ring_count].reshape(rows * cols, len(RING_INDEX), 3)
+    face = np.median(lab[ring_count:], axis=0)
+    return HoleSamples(shape=(rows, cols), pixels=pixels, sector=RING_SECTOR, face=face)
