@@ -18,8 +18,8 @@ import logging
 import random
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
-
 from typing import TYPE_CHECKING
 
 from engine.levels import level_settings
@@ -128,11 +128,12 @@ def centre_first(width: int) -> list[int]:
 
 
 def search(position: Position, limit: Limit = Limit(), level: int = 10, rng: random.Random | None = None,
-           style: str = "neutral", use_book: bool = True) -> SearchResult:
+           style: str = "neutral", use_book: bool = True, known: Mapping[int, int] | None = None) -> SearchResult:
     """The move to play in `position` within `limit`, at skill `level` (1..10) and `style`.
 
     `rng` seeds the variety among equally good moves (and the mistakes of low levels); without one
-    the choice is deterministic at levels 9 and 10.
+    the choice is deterministic at levels 9 and 10. `known` maps `Position.key()` to exact scores
+    found beforehand (by engine.ponder): the exact solver skips those positions.
     Raises ValueError for a finished game, an unknown level or style.
     """
     started = time.perf_counter()
@@ -151,7 +152,7 @@ def search(position: Position, limit: Limit = Limit(), level: int = 10, rng: ran
         if booked is not None:
             return booked
     if settings.exact and position.fits_64_bits and (limit.depth is None or limit.depth >= position.width * position.height - position.moves_played):
-        exact = _exact_answer(position, limit, rng, started)
+        exact = _exact_answer(position, limit, rng, started, known or {})
         if exact is not None:
             return exact
     from engine.evaluation import make_weights
@@ -193,11 +194,13 @@ def opening_book():
         return _loaded_book["book"]
 
 
-def _exact_answer(position: Position, limit: Limit, rng: random.Random | None, started: float) -> SearchResult | None:
+def _exact_answer(position: Position, limit: Limit, rng: random.Random | None, started: float,
+                  known: Mapping[int, int]) -> SearchResult | None:
     """A perfect move from the exact solver (quickest win, slowest loss), or None if it did not finish in its share.
 
-    The root's score first, then the children in centre-first order until one matches it; with an
-    rng, the other children too (time allowing) so that equally perfect moves take turns.
+    The root's score first, then the children, likely best first, until one matches it; with an
+    rng, the other children too (time allowing) so that equally perfect moves take turns. Scores in
+    `known` are taken as they are.
     """
     solver = _solver()
     spent_nodes = 0
@@ -210,39 +213,41 @@ def _exact_answer(position: Position, limit: Limit, rng: random.Random | None, s
             allowed = min(allowed, int(_local.solver_nodes_per_s * left_s))
         return allowed
 
-    root = _timed_solve(solver, position, node_budget())
-    if root is None:
-        return None
-    spent_nodes = root.nodes
+    root_score = known.get(position.key())
+    if root_score is None:
+        root = _timed_solve(solver, position, node_budget())
+        if root is None:
+            return None
+        spent_nodes, root_score = root.nodes, root.score
     cells, played = position.width * position.height, position.moves_played
     scores: list[int | None] = [None] * position.width
     perfect: list[int] = []
-    for col in _likely_best_first(position, rng):
+    for col in likely_best_first(position, rng):
         if position.is_winning_move(col):
             score = (cells + 1 - played) // 2
         else:
             child = position.play(col)
-            if child.is_draw():
-                score = 0
-            else:
+            child_score = 0 if child.is_draw() else known.get(child.key())
+            if child_score is None:
                 solved = _timed_solve(solver, child, node_budget())
                 if solved is None:
                     continue  # a hard child: the next one may still prove the root's score
                 spent_nodes += solved.nodes
-                score = -solved.score
+                child_score = solved.score
+            score = -child_score
         scores[col] = score
-        if score == root.score:
+        if score == root_score:
             perfect.append(col)
             if rng is None:
                 break
     if not perfect:
         return None
     column = rng.choice(perfect) if rng is not None else perfect[0]
-    return SearchResult(column, root.score, True, cells - played, spent_nodes, _ms_since(started), (column,),
+    return SearchResult(column, root_score, True, cells - played, spent_nodes, _ms_since(started), (column,),
                         tuple(scores))
 
 
-def _likely_best_first(position: Position, rng: random.Random | None) -> list[int]:
+def likely_best_first(position: Position, rng: random.Random | None = None) -> list[int]:
     """Legal columns, best first by a shallow heuristic search (ties shuffled by `rng`): the child
     that matches the root's exact score is then usually the first one solved."""
     from engine.evaluation import make_weights

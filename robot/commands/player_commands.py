@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 import statistics
 import time
@@ -16,6 +17,9 @@ from robot.commands import COMMON
 
 STYLES = ("neutral", "expansive", "restrictive", "tactical")
 TESTSETS = Path(__file__).resolve().parents[2].parent / "shared" / "engine" / "testsets"
+SET_NAMES = ("L3_R1", "L2_R1", "L2_R2", "L1_R1", "L1_R2", "L1_R3")
+BUDGET_MS = 500.0
+THINK_S = 5.0  # the simulated person's thinking time per move in the benchmark games
 
 
 def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubParsersAction) -> None:
@@ -100,49 +104,58 @@ def run_match(args: argparse.Namespace) -> int:
 
 
 def bench_play(args: argparse.Namespace) -> int:
-    """Value-keeping and exactly optimal shares, and time per move, over test-set positions.
+    """Value-keeping and exactly optimal shares, proven share and time per robot move, level 10 at 500 ms.
 
-    Flags read from `args` (defined by the engine area's `bench engine` parser): games, no_book,
-    no_ponder, lines. Positions: the first `lines` of every public test set (exact scores known).
+    Flags read from `args` (defined by the engine area's `bench engine` parser): lines (per test
+    set), sets, games (against mixed opponents thinking THINK_S each move), no_book, no_ponder.
     """
-    from engine.position import Position
-    from engine.search import Limit, search, warm_up
+    from engine.play_quality import game_moves, test_set_moves
+    from engine.search import Limit, warm_up
     from engine.solver import Solver
+    from robot.commands.engine_commands import read_test_set
 
-    lines_per_set = getattr(args, "lines", None) or 20
-    if not TESTSETS.is_dir():
-        raise FileNotFoundError(f"test sets not found at {TESTSETS}: the benchmark needs ../shared/engine/testsets")
+    lines = getattr(args, "lines", None) or 20
+    games = 4 if getattr(args, "games", None) is None else args.games
+    if lines < 1 or games < 0:
+        raise ValueError(f"--lines {lines} / --games {games}: give at least one line and zero or more games")
+    folder = getattr(args, "testsets", None) or TESTSETS
+    names = [name.strip() for name in getattr(args, "sets", "").split(",") if name.strip()] or list(SET_NAMES)
+    use_book, ponder = not args.no_book, not args.no_ponder
     warm_up()
-    solver = Solver()
-    print(f"{'set':<8}{'positions':>10}{'value kept %':>14}{'optimal %':>11}{'median ms':>11}{'p95 ms':>8}{'max ms':>8}")
-    all_ms: list[float] = []
-    for path in sorted(TESTSETS.glob("Test_*")):
-        kept = optimal = 0
-        times_ms: list[float] = []
-        rows = path.read_text().split("\n")[:lines_per_set]
-        for row in rows:
-            moves, expected = row.split()
-            position = Position.from_moves(moves)
-            result = search(position, Limit(time=0.5), level=10)
-            times_ms.append(result.ms)
-            child = position.play(result.column)
-            cells = position.width * position.height
-            if child.winner():
-                value = (cells + 1 - position.moves_played) // 2
-            elif child.is_draw():
-                value = 0
-            else:
-                value = -solver.solve(child).score
-            expected_value = int(expected)
-            optimal += value == expected_value
-            kept += (value > 0) == (expected_value > 0) and (value < 0) == (expected_value < 0)
-        all_ms += times_ms
-        count = len(rows)
-        times_ms.sort()
-        print(f"{path.name[5:]:<8}{count:>10}{100 * kept / count:>14.1f}{100 * optimal / count:>11.1f}"
-              f"{statistics.median(times_ms):>11.1f}{times_ms[int(0.95 * (count - 1))]:>8.1f}{times_ms[-1]:>8.1f}")
-    print(f"all moves: max {max(all_ms):.1f} ms (budget 500 ms + 10% = 550 ms)")
+    judge = Solver()
+    limit = Limit(time=BUDGET_MS / 1000.0)
+    print(f"level 10, {BUDGET_MS:.0f} ms per move; book {'on' if use_book else 'off'}; pondering "
+          f"{'on' if ponder else 'off'} (games only: the opponent thinks {THINK_S:.0f} s)")
+    header = (f"{'positions from':<16}{'moves':>6}{'judged':>7}{'value kept %':>13}{'optimal %':>10}{'proven %':>9}"
+              f"{'median ms':>10}{'p95 ms':>8}{'max ms':>8}")
+    print(header)
+    print("-" * len(header))
+    every = []
+    for name in names:
+        records = test_set_moves(read_test_set(folder, name, lines), limit, use_book, judge)
+        every += records
+        _print_row(f"set {name}", records)
+    if games:
+        records = game_moves(games, limit, use_book, THINK_S, ponder, judge)
+        every += records
+        _print_row(f"{games} games", records)
+    _print_row("all", every)
+    slowest = max(record.ms for record in every)
+    print(f"slowest answer {slowest:.1f} ms (budget {BUDGET_MS:.0f} ms + 10% = {1.1 * BUDGET_MS:.0f} ms): "
+          f"{'within' if slowest <= 1.1 * BUDGET_MS else 'OVER'}")
     return 0
+
+
+def _print_row(label: str, records: list) -> None:
+    """One table row: shares over the judged moves, times over all moves."""
+    judged = [record for record in records if record.kept is not None]
+    times_ms = sorted(record.ms for record in records)
+    kept = 100 * sum(record.kept for record in judged) / max(1, len(judged))
+    optimal = 100 * sum(record.optimal for record in judged) / max(1, len(judged))
+    proven = 100 * sum(record.proven for record in records) / max(1, len(records))
+    p95 = times_ms[max(0, math.ceil(0.95 * len(times_ms)) - 1)]
+    print(f"{label:<16}{len(records):>6}{len(judged):>7}{kept:>13.1f}{optimal:>10.1f}{proven:>9.1f}"
+          f"{statistics.median(times_ms):>10.1f}{p95:>8.1f}{times_ms[-1]:>8.1f}", flush=True)
 
 
 def run_book_build(args: argparse.Namespace) -> int:
