@@ -1,7 +1,9 @@
 """The game engine: positions, the exact solver, and the time-budgeted search that picks the robot's move.
 
-`Position` loads at once; the numba parts (Solver, search) load on first use, so `import engine`
-stays quick for code that only checks boards.
+`Position` and the search's names load at once (the search's numba kernels compile or load on the
+first search, `warm_up()` does it ahead); the solver module loads on first use. `search` is imported
+eagerly because a lazily set attribute would be shadowed by the submodule `engine.search` once
+anything imports that.
 """
 
 from __future__ import annotations
@@ -10,16 +12,14 @@ import importlib
 from typing import Any
 
 from engine.position import IllegalMoveError, InvalidBoardError, InvalidMoveError, Position
+from engine.search import Limit, SearchResult, search, warm_up
 
-_LAZY = {
-    "Solver": "engine.solver",
-    "SolveResult": "engine.solver",
-    "search": "engine.search",
-    "Limit": "engine.search",
-    "SearchResult": "engine.search",
-}
+_LAZY = {"Solver": "engine.solver", "SolveResult": "engine.solver"}
 
-__all__ = ["IllegalMoveError", "InvalidBoardError", "InvalidMoveError", "Position", *_LAZY]
+__all__ = [
+    "IllegalMoveError", "InvalidBoardError", "InvalidMoveError", "Limit", "Position", "SearchResult", "search",
+    "warm_up", *_LAZY,
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -31,7 +31,7 @@ from typing import Protocol
 import numpy as np
 
 from engine import Position
-from engine.search import Limit, search
+from engine.search import Limit, search, warm_up
 from vision import BoardReading, MoveEvent, MoveKind, Stabiliser, detect_move, read
 from vision.cameras import Camera
 
@@ -223,6 +223,7 @@ class Game:
 
     def play(self) -> GameLog:
         """Play until the game is over (or the person walked away); returns the log."""
+        warm_up(self.position.width, self.position.height, self.position.connect)  # the first move keeps its budget
         self.tell(self._board_text("The game starts." if not self.log.moves else "The game resumes."))
         while not self.position.is_over():
             if self.position.side_to_move == self.robot_player:
