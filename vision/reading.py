@@ -16,10 +16,13 @@ import numpy as np
 from vision.classify import classify
 from vision.colour_names import LETTERS, colour_letters
 from vision.geometry import check_corners, check_shape, hole_centres_px
-from vision.hole_samples import sample_holes, to_weighted_lab
+from vision.hole_samples import HoleSamples, sample_holes, to_weighted_lab
 from vision.localise import BoardNotFoundError, locate_board, refine_corners
 
 UNKNOWN_COLOUR = "?"
+# Median over holes of the weighted-Lab distance between a hole and the board face: the real photos and
+# the sim measured 31 and more, a covered board about 0.
+COVERED_CONTRAST = 10.0
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,15 @@ def _bgr_triple(weighted_lab: np.ndarray) -> tuple[int, int, int]:
     return tuple(int(v) for v in from_weighted_lab_to_bgr(weighted_lab))  # type: ignore[return-value]
 
 
+def _check_uncovered(samples: HoleSamples) -> None:
+    """Raise BoardNotFoundError when the holes look just like the face around them: a hand, a sheet or
+    a grey frame covers the board, and known corners alone would read it as an empty board."""
+    hole_colours = np.median(samples.pixels, axis=1)
+    contrast = float(np.median(np.linalg.norm(hole_colours - samples.face, axis=1)))
+    if contrast < COVERED_CONTRAST:
+        raise BoardNotFoundError("the holes look like the board around them: something covers the board or the camera")
+
+
 def read(
     image_bgr: np.ndarray,
     shape: tuple[int, int] = (6, 7),
@@ -97,6 +109,8 @@ def read(
             found = locate_board(image, (rows, cols))
         else:
             found = refine_corners(image, check_corners(corners), (rows, cols))
+        samples = sample_holes(image, found, (rows, cols))
+        _check_uncovered(samples)
     except BoardNotFoundError as error:
         return BoardReading(
             grid=np.zeros((rows, cols), dtype=np.int8),
@@ -106,7 +120,6 @@ def read(
             elapsed_s=time.perf_counter() - started,
             problems=[str(error)],
         )
-    samples = sample_holes(image, found, (rows, cols))
     result = classify(samples, reference)
     grid, disc_colours = result.grid, result.colours
     if reference is not None:

@@ -82,3 +82,86 @@ def test_damaged_log_is_refused_and_left_alone(tmp_path: Path, capsys: pytest.Ca
     assert main(["play", "--sim", "--resume", "--log", str(log_path)]) == 2
     assert "damaged" in capsys.readouterr().err
     assert log_path.read_text() == "{not json"
+
+
+class _BlockedForAWhile:
+    """A camera with a hand in front of it for the first `blocked_reads` frames (a grey frame)."""
+
+    def __init__(self, camera, blocked_reads: int) -> None:
+        self.camera = camera
+        self.blocked_reads = blocked_reads
+
+    def read(self):
+        frame = self.camera.read()
+        if self.blocked_reads > 0:
+            self.blocked_reads -= 1
+            frame[:] = 128
+        return frame
+
+    def close(self) -> None:
+        self.camera.close()
+
+
+def _sim_game(tmp_path: Path, told: list[str], **settings):
+    from robot.game import GameSettings
+    from robot.sim_game import SimGame
+
+    game_setup = SimGame(seed=4, gui=False, opponent="random", robot_first=False, tell=told.append)
+    game = game_setup.game(GameSettings(time_budget_s=0.2, look_timeout_s=0.5, **settings), tmp_path / "g.json", None)
+    return game_setup, game
+
+
+def test_a_blocked_camera_is_told_and_the_game_waits(tmp_path: Path) -> None:
+    told: list[str] = []
+    game_setup, game = _sim_game(tmp_path, told)
+    with game_setup:
+        game.watcher.camera = _BlockedForAWhile(game.watcher.camera, blocked_reads=30)
+        summary = game.play().summary()
+    assert any("cannot see the board" in message for message in told)
+    assert summary["winner"] in ("robot", "opponent", "draw")
+    assert summary["board_agreement"] is True
+
+
+def test_a_robot_disc_in_the_wrong_column_is_reported_and_the_game_follows_the_board(tmp_path: Path) -> None:
+    told: list[str] = []
+    game_setup, game = _sim_game(tmp_path, told)
+    with game_setup:
+        table = game_setup.table
+        world = table.world
+        missed = []
+
+        def off_by_one(column: int) -> float:
+            """A badly calibrated drop pose: the first robot disc falls into the next column."""
+            if not missed:
+                target = column + 1 if column + 1 < 7 and world.board_state()[5, column + 1] == 0 else column - 1
+                missed.append(target)
+                world.drop_disc(target, table.world_player(game.robot_player))
+                world.wait_until_settled()
+                return 0.0
+            return type(table).robot_drop(table, column)
+
+        table.robot_drop = off_by_one
+        summary = game.play().summary()
+    first = summary["turns"][0]
+    assert first["landed"] == missed[0] + 1 != first["column"]
+    assert any("instead of" in event for event in summary["events"])
+    assert summary["board_agreement"] is True
+    assert summary["winner"] in ("robot", "opponent", "draw")
+
+
+def test_a_jammed_robot_disc_stops_the_game_with_a_clear_error(tmp_path: Path) -> None:
+    told: list[str] = []
+    game_setup, game = _sim_game(tmp_path, told)
+    with game_setup:
+        game_setup.table.robot_drop = lambda column: 0.0  # the disc never left the gripper
+        with pytest.raises(RuntimeError, match="did not show up"):
+            game.play()
+    saved = GameLog.load(tmp_path / "g.json")
+    assert len(saved.moves) == 1  # the person's first move is saved: `--resume` continues from there
+
+
+def test_record_saves_each_move_and_a_video(tmp_path: Path) -> None:
+    summary = play_sim_game(_args(seed=2, record=tmp_path / "rec"), lambda m: None, tmp_path / "g.json")
+    pictures = sorted((tmp_path / "rec").glob("move_*.png"))
+    assert len(pictures) == len(summary["moves"])
+    assert (tmp_path / "rec" / "game.mp4").stat().st_size > 0

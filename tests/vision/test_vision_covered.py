@@ -1,0 +1,36 @@
+"""A covered board (a hand, a sheet, a grey frame) is not read as an empty board, even with known corners."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision import read
+
+
+@pytest.fixture(scope="module")
+def sim_frame_and_corners():
+    from calibration.board import corners_of
+    from sim import World, WorldConfig
+
+    with World(WorldConfig(), seed=1) as world:
+        world.drop_disc(3, 1)
+        world.wait_until_settled()
+        return world.render_camera(), corners_of(np.asarray(world.hole_centres_px(), float))
+
+
+def test_the_uncovered_board_is_found(sim_frame_and_corners) -> None:
+    frame, corners = sim_frame_and_corners
+    reading = read(frame, (6, 7), corners)
+    assert reading.is_board_found
+    assert reading.grid.sum() > 0
+
+
+@pytest.mark.parametrize("cover_bgr", [(128, 128, 128), (60, 80, 150)])
+def test_a_covered_board_is_not_found(sim_frame_and_corners, cover_bgr: tuple[int, int, int]) -> None:
+    frame, corners = sim_frame_and_corners
+    covered = frame.copy()
+    covered[60:420, 60:580] = cover_bgr  # a hand or a sheet over the whole board
+    reading = read(covered, (6, 7), corners)
+    assert not reading.is_board_found
+    assert any("covers" in problem for problem in reading.problems)
