@@ -4,12 +4,14 @@ Anytime: a legal move is ready from the first milliseconds, and every completed 
 iterative deepening replaces it. The layers, from perfect to heuristic:
   1. the opening book (engine/book.py), for the first moves of a 7x6 game;
   2. the exact solver (engine.solver) with a node limit taken from the budget: when it finishes the
-     move is perfect, the quickest win or the slowest loss (level 10 only);
+     move is perfect, the quickest win or the slowest loss (level 10 only); failing that, the weak
+     solver (win/draw/loss, faster) in the next share of the budget: a move that keeps the value;
   3. the heuristic alpha-beta of engine/alphabeta.py, whose win/loss scores are proofs too, and
      whose evaluation knows threats, their rows and zugzwang (engine/evaluation.py). It plays any
      board size (9x7, 8x8) under the same budget.
 Lower levels (engine/levels.py) cap the depth, add evaluation noise and random blunders.
-Scores are from the side to move's view: Pons' scale when proven, evaluation points otherwise.
+Scores are from the side to move's view: Pons' scale when proven, -1/0/1 from the weak solver,
+evaluation points otherwise.
 """
 
 from __future__ import annotations
@@ -34,7 +36,8 @@ if TYPE_CHECKING:  # the numba-backed modules load on the first search, so `impo
 
 TIMER_MARGIN_S = 0.025  # the kernel stops this long before the deadline: the answer still has to be built
 NEXT_DEPTH_GROWTH = 2.5  # a depth takes about this many times the previous one: start it only if it fits
-EXACT_SHARE = 0.45  # share of the budget the exact solver may spend before the heuristic search takes over
+STRONG_SHARE = 0.3  # share of the budget for exact scores (the quickest win, the slowest loss)
+EXACT_SHARE = 0.6  # ... and up to here win/draw/loss only (weak solving, 2-3x faster), before the heuristics
 SOLVER_TABLE_MB = 64.0
 MIN_SOLVER_NODES = 20_000  # below this a solver call is not worth its overhead
 ORDERING_DEPTH, ORDERING_NODES = 6, 30_000  # the shallow search that orders the exact solver's children
@@ -152,7 +155,8 @@ def search(position: Position, limit: Limit = Limit(), level: int = 10, rng: ran
         if booked is not None:
             return booked
     if settings.exact and position.fits_64_bits and (limit.depth is None or limit.depth >= position.width * position.height - position.moves_played):
-        exact = _exact_answer(position, limit, rng, started, known or {})
+        exact = (_exact_answer(position, limit, rng, started, known or {}, weak=False)
+                 or _exact_answer(position, limit, rng, started, known or {}, weak=True))
         if exact is not None:
             return exact
     from engine.evaluation import make_weights
@@ -195,46 +199,56 @@ def opening_book():
 
 
 def _exact_answer(position: Position, limit: Limit, rng: random.Random | None, started: float,
-                  known: Mapping[int, int]) -> SearchResult | None:
-    """A perfect move from the exact solver (quickest win, slowest loss), or None if it did not finish in its share.
+                  known: Mapping[int, int], weak: bool) -> SearchResult | None:
+    """A perfect move from the exact solver, or None if it did not finish in its share of the budget.
 
+    Strong (`weak` False): the quickest win or the slowest loss, score on Pons' scale, proven.
+    Weak: a move that keeps a won or drawn game's value, score -1/0/1 and proven False (its outcome
+    is proven, its length is not); a lost root gives None, so the heuristics pick the trickiest move.
     The root's score first, then the children, likely best first, until one matches it; with an
     rng, the other children too (time allowing) so that equally perfect moves take turns. Scores in
-    `known` are taken as they are.
+    `known` (strong ones) are taken as they are.
     """
     solver = _solver()
     spent_nodes = 0
+    share = EXACT_SHARE if weak else STRONG_SHARE
 
     def node_budget() -> int:
         """Nodes the solver may still use: what is left of its share of the time and of the node limit."""
         allowed = limit.nodes - spent_nodes if limit.nodes is not None else 1 << 62
         if limit.time is not None:
-            left_s = EXACT_SHARE * limit.time - (time.perf_counter() - started)
+            left_s = share * limit.time - (time.perf_counter() - started)
             allowed = min(allowed, int(_local.solver_nodes_per_s * left_s))
         return allowed
 
+    def outcome(score: int) -> int:
+        return ((score > 0) - (score < 0)) if weak else score
+
     root_score = known.get(position.key())
     if root_score is None:
-        root = _timed_solve(solver, position, node_budget())
+        root = _timed_solve(solver, position, node_budget(), weak)
         if root is None:
             return None
         spent_nodes, root_score = root.nodes, root.score
+    root_score = outcome(root_score)
+    if weak and root_score < 0:
+        return None
     cells, played = position.width * position.height, position.moves_played
     scores: list[int | None] = [None] * position.width
     perfect: list[int] = []
     for col in likely_best_first(position, rng):
         if position.is_winning_move(col):
-            score = (cells + 1 - played) // 2
+            score = outcome((cells + 1 - played) // 2)
         else:
             child = position.play(col)
             child_score = 0 if child.is_draw() else known.get(child.key())
             if child_score is None:
-                solved = _timed_solve(solver, child, node_budget())
+                solved = _timed_solve(solver, child, node_budget(), weak)
                 if solved is None:
                     continue  # a hard child: the next one may still prove the root's score
                 spent_nodes += solved.nodes
                 child_score = solved.score
-            score = -child_score
+            score = -outcome(child_score)
         scores[col] = score
         if score == root_score:
             perfect.append(col)
@@ -243,7 +257,7 @@ def _exact_answer(position: Position, limit: Limit, rng: random.Random | None, s
     if not perfect:
         return None
     column = rng.choice(perfect) if rng is not None else perfect[0]
-    return SearchResult(column, root_score, True, cells - played, spent_nodes, _ms_since(started), (column,),
+    return SearchResult(column, root_score, not weak, cells - played, spent_nodes, _ms_since(started), (column,),
                         tuple(scores))
 
 
@@ -267,12 +281,12 @@ def likely_best_first(position: Position, rng: random.Random | None = None) -> l
     return [col for col in order if position.can_play(col)]
 
 
-def _timed_solve(solver: Solver, position: Position, node_budget: int):
+def _timed_solve(solver: Solver, position: Position, node_budget: int, weak: bool = False):
     """Solve within `node_budget` nodes (None if not enough) and learn this process's solver speed."""
     if node_budget < MIN_SOLVER_NODES:
         return None
     started = time.perf_counter()
-    result = solver.solve(position, node_limit=node_budget)
+    result = solver.solve(position, weak=weak, node_limit=node_budget)
     elapsed_s = time.perf_counter() - started
     nodes = node_budget if result is None else result.nodes
     if nodes > MIN_SOLVER_NODES and elapsed_s > 0:

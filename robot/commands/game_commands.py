@@ -61,13 +61,23 @@ def run_play(args: argparse.Namespace) -> int:
         print(message, file=out, flush=True)
 
     log_path = args.log or _default_log_path()
-    if args.sim:
-        summary = play_sim_game(args, tell, log_path)
-    else:
-        summary = play_real_game(args, tell, log_path)
-    if args.json:
-        print(json.dumps(summary, indent=1))
-    return 0
+    while True:
+        summary = play_sim_game(args, tell, log_path) if args.sim else play_real_game(args, tell, log_path)
+        if args.json:
+            print(json.dumps(summary, indent=1))
+        if not _wants_another_game(args):
+            return 0
+        args = argparse.Namespace(**{**vars(args), "resume": False, "robot_first": not summary["robot_first"]})
+
+
+def _wants_another_game(args: argparse.Namespace) -> bool:
+    """At a terminal, offer a new game (the other side starts); scripts and --json get exactly one game."""
+    if args.json or not sys.stdin.isatty():
+        return False
+    try:
+        return input("Another game? [y/N] ").strip().lower() in ("y", "yes")
+    except EOFError:
+        return False
 
 
 def _settings(args: argparse.Namespace, robot_first: bool):
