@@ -30,6 +30,7 @@ from engine.search import Limit, SearchResult, search
 
 log = logging.getLogger(__name__)
 
+PARENT_CHECK_S = 1.0  # an idle worker checks this often that the game process still runs
 ROUND_NODE_LIMITS = (100_000, 400_000, 1_600_000, 6_400_000)  # the last one repeats until stopped
 
 
@@ -133,6 +134,7 @@ def _ponder_worker(commands: multiprocessing.Queue, results: multiprocessing.Que
     from engine.search import warm_up
     from engine.solver import Solver
 
+    parent = multiprocessing.parent_process()
     warm_up()
     solver = Solver(table_size_mb)
     solved: set[int] = set()  # keys already sent: the parent keeps every score it was sent
@@ -140,9 +142,11 @@ def _ponder_worker(commands: multiprocessing.Queue, results: multiprocessing.Que
     work: Iterator[tuple[Position, int]] | None = None
     while True:
         try:
-            command = commands.get() if work is None else commands.get_nowait()
+            command = commands.get(timeout=PARENT_CHECK_S) if work is None else commands.get_nowait()
         except queue.Empty:
             command = None
+            if not parent.is_alive():
+                return  # the game ended without close(): do not outlive it
         if command is not None:
             if command[0] == "quit":
                 return

@@ -224,7 +224,9 @@ class Game:
     def play(self) -> GameLog:
         """Play until the game is over (or the person walked away); returns the log."""
         warm_up(self.position.width, self.position.height, self.position.connect)  # the first move keeps its budget
-        self.tell(self._board_text("The game starts." if not self.log.moves else "The game resumes."))
+        marks = "X" if self.robot_player == 1 else "O", "O" if self.robot_player == 1 else "X"
+        headline = "The game starts." if not self.log.moves else "The game resumes."
+        self.tell(self._board_text(f"{headline} I play {marks[0]}, you play {marks[1]}."))
         while not self.position.is_over():
             if self.position.side_to_move == self.robot_player:
                 self._robot_turn()

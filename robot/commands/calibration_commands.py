@@ -463,20 +463,12 @@ def _jog_to_pose(arm: Any, chain: Any, config: Any, what: str) -> Any:
               f"yaw {math.degrees(yaw):6.1f} deg  step {1000 * step_m:.0f} mm   ", end="", flush=True)
 
 
-ARM_DRIVERS = {"joint": ("robot.drivers.joint_serial", "JointSerialArm"), "gcode": ("robot.drivers.gcode", "GcodeArm")}
-
-
-def _open_arm(config: Any) -> Any:
-    import importlib
+def _open_arm(config: Any, chain: Any) -> Any:
+    from robot.drivers import serial_arm
 
     if not config.serial.port:
         raise ValueError("no serial port for the arm: give --serial PORT or set port in the [arm] section")
-    module_name, class_name = ARM_DRIVERS[config.serial.protocol]
-    try:
-        driver = getattr(importlib.import_module(module_name), class_name)
-    except (ImportError, AttributeError):
-        raise RuntimeError(f"the {config.serial.protocol} arm driver is not installed ({module_name}.{class_name})") from None
-    return driver(config)
+    return serial_arm(config, chain)
 
 
 def _run_jogged_drops(args: argparse.Namespace) -> int:
@@ -496,7 +488,7 @@ def _run_jogged_drops(args: argparse.Namespace) -> int:
     config = _arm_config(setup, args.serial)
     chain = KinematicChain.from_urdf(config.urdf_path or DEFAULT_ARM_URDF, config.tool_link)
     cols = setup.board.cols
-    with _open_arm(config) as arm:
+    with _open_arm(config, chain) as arm:
         arm.home()
         pick = _jog_to_pose(arm, chain, config, "onto the disc waiting in the dispenser (g grips it)")
         arm.grip()
