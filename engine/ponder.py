@@ -78,6 +78,10 @@ class Ponderer:
         self.stop()
         return search(position, limit, level, rng, style, use_book, known=self.known)
 
+    def is_alive(self) -> bool:
+        """True while the worker process runs (it ends on close(), or if it failed)."""
+        return self._worker.is_alive()
+
     def close(self) -> None:
         """End the worker process."""
         if self._worker.is_alive():
@@ -156,6 +160,8 @@ def _ponder_worker(commands: multiprocessing.Queue, results: multiprocessing.Que
                 targets = ponder_targets(position)
                 log.debug("pondering %d positions", len(targets))
                 work = solving_rounds(targets) if targets else None
+            continue
+        if work is None:
             continue
         if all(target.key() in solved for target in targets):
             work = None  # everything solved: wait for the next command

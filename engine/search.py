@@ -36,8 +36,8 @@ if TYPE_CHECKING:  # the numba-backed modules load on the first search, so `impo
 
 TIMER_MARGIN_S = 0.025  # the kernel stops this long before the deadline: the answer still has to be built
 NEXT_DEPTH_GROWTH = 2.5  # a depth takes about this many times the previous one: start it only if it fits
-STRONG_SHARE = 0.2  # share of the budget for exact scores (the quickest win, the slowest loss)
-EXACT_SHARE = 0.7  # ... and up to here win/draw/loss only (weak solving, 2-3x faster), before the heuristics
+STRONG_SHARE = 0.3  # share of the budget for exact scores (the quickest win, the slowest loss)
+EXACT_SHARE = 0.45  # ... and up to here win/draw/loss only (weak solving, 2-3x faster), before the heuristics
 SOLVER_TABLE_MB = 64.0
 MIN_SOLVER_NODES = 20_000  # below this a solver call is not worth its overhead
 ORDERING_DEPTH, ORDERING_NODES = 6, 30_000  # the shallow search that orders the exact solver's children

@@ -63,3 +63,12 @@ def test_ponderer_finds_exact_scores_for_the_actual_reply() -> None:
             assert ponderer.known[target.key()] == solver.solve(target).score
         result = ponderer.search(targets[0], Limit(time=None, nodes=1), level=10, use_book=False)
     assert result.proven and result.nodes == 0
+
+
+def test_worker_waits_after_a_stop_with_work_left() -> None:
+    with Ponderer(table_size_mb=16) as ponderer:
+        ponderer.start(Position.from_moves("44"))  # far too hard to finish before the stop
+        time.sleep(0.5)
+        ponderer.stop()
+        time.sleep(4.0)  # the worker loads, ponders, stops, then idles past its parent check
+        assert ponderer.is_alive()
