@@ -33,8 +33,8 @@ LEVELS = {
     4: Level(4, 3, 0.06, 15, 8, False),
     5: Level(5, 4, 0.04, 10, 5, False),
     6: Level(6, 5, 0.02, 6, 3, False),
-    7: Level(7, 7, 0.0, 4, 2, False),
-    8: Level(8, 9, 0.0, 2, 1, False),
+    7: Level(7, 6, 0.01, 5, 3, False),
+    8: Level(8, 10, 0.0, 2, 1, False),
     9: Level(9, None, 0.0, 0, 0, False),
     10: Level(10, None, 0.0, 0, 0, True),
 }
