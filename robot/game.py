@@ -31,6 +31,7 @@ from typing import Protocol
 import numpy as np
 
 from engine import Position
+from engine.ponder import Ponderer
 from engine.search import Limit, search, warm_up
 from vision import BoardReading, MoveEvent, MoveKind, Stabiliser, detect_move, read
 from vision.cameras import Camera
@@ -66,6 +67,7 @@ class GameSettings:
     remind_after_s: float = 60.0  # the person has not played: say so
     give_up_after_s: float = 900.0  # the person walked away: save and stop (resume later)
     max_robot_retries: int = 1  # a robot disc that did not show up: look again this many times
+    ponder: bool = True  # at level 10, solve the person's likely replies while they think
 
 
 @dataclass
@@ -216,6 +218,7 @@ class Game:
         self.position = Position.from_moves(self.log.move_string, width=cols, height=rows)
         self.rng = random.Random(settings.seed)
         self.on_move = on_move
+        self.ponderer: Ponderer | None = None
 
     @property
     def robot_player(self) -> int:
@@ -224,6 +227,16 @@ class Game:
     def play(self) -> GameLog:
         """Play until the game is over (or the person walked away); returns the log."""
         warm_up(self.position.width, self.position.height, self.position.connect)  # the first move keeps its budget
+        if self.settings.ponder and self.settings.level == 10 and self.position.fits_64_bits:
+            self.ponderer = Ponderer()
+        try:
+            return self._play()
+        finally:
+            if self.ponderer is not None:
+                self.ponderer.close()
+                self.ponderer = None
+
+    def _play(self) -> GameLog:
         marks = "X" if self.robot_player == 1 else "O", "O" if self.robot_player == 1 else "X"
         headline = "The game starts." if not self.log.moves else "The game resumes."
         self.tell(self._board_text(f"{headline} I play {marks[0]}, you play {marks[1]}."))
@@ -307,8 +320,8 @@ class Game:
 
     def _robot_turn(self) -> None:
         """Think, move, verify; when the disc lands elsewhere, go on from what the camera sees."""
-        result = search(self.position, Limit(time=self.settings.time_budget_s), level=self.settings.level,
-                        rng=self.rng)
+        think = self.ponderer.search if self.ponderer is not None else search
+        result = think(self.position, Limit(time=self.settings.time_budget_s), level=self.settings.level, rng=self.rng)
         engine_s = result.ms / 1000.0
         self.tell(f"I play column {result.column + 1}" + (" (proven)." if result.proven else "."))
         arm_s = self.table.robot_drop(result.column)
@@ -327,6 +340,8 @@ class Game:
             self._note(f"My disc went into column {event.column + 1} instead of {result.column + 1}; "
                        f"the game goes on from the board as it is.")
         self._apply(event.column)
+        if self.ponderer is not None:
+            self.ponderer.start(self.position)
         self._check_agreement(self.watcher.last_reading)
         self.tell(self._board_text(f"I played column {event.column + 1}."))
 

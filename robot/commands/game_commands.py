@@ -25,6 +25,7 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
     play.add_argument("--robot-first", action="store_true", help="the robot makes the first move")
     play.add_argument("--level", type=int, default=10, help="the robot's skill, 1 (beginner) to 10 (perfect)")
     play.add_argument("--time-ms", type=int, default=500, help="the robot's thinking budget per move")
+    play.add_argument("--no-ponder", action="store_true", help="do not think ahead while the person thinks")
     play.add_argument("--seed", type=int, default=None, help="seed for the world and the players (repeatable games)")
     play.add_argument("--record", metavar="DIR", type=Path, help="save each move's frame with the overlay and a video")
     play.add_argument("--config", metavar="PATH", type=Path, help="calibration file (default: the user's config dir)")
@@ -83,7 +84,8 @@ def _wants_another_game(args: argparse.Namespace) -> bool:
 def _settings(args: argparse.Namespace, robot_first: bool):
     from robot.game import GameSettings
 
-    return GameSettings(robot_first=robot_first, time_budget_s=args.time_ms / 1000.0, level=args.level, seed=args.seed)
+    return GameSettings(robot_first=robot_first, time_budget_s=args.time_ms / 1000.0, level=args.level, seed=args.seed,
+                        ponder=not getattr(args, "no_ponder", False))
 
 
 def _previous_log(args: argparse.Namespace, log_path: Path):
