@@ -4,7 +4,9 @@ Level 1 plays like a beginner: a shallow look, a noisy judgement and a random mo
 can miss a win or a block). Each level up reads deeper and errs less; level 9 is the full heuristic
 search under the time budget, level 10 adds the opening book and the exact solver and plays
 perfectly whenever the solver finishes. The strength of every level is measured by engine-vs-engine
-matches (`c4robot match`), and the table is in the issue note / README.
+matches (`c4robot match A B --games 16 --openings 2 --time-ms 100`), each level against the one
+below, higher level's score: 2-1 75%, 3-2 81%, 4-3 53%, 5-4 63%, 6-5 69%, 7-6 53-58%, 8-7 75-98%,
+9-8 59%, 10-9 56% (at 100 ms the exact solver rarely finishes; level 10's edge grows with the time).
 """
 
 from __future__ import annotations
