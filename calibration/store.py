@@ -230,7 +230,12 @@ def load(path: str | os.PathLike[str] | None = None, missing_ok: bool = False) -
 def save(setup: Setup, path: str | os.PathLike[str] | None = None) -> Path:
     """Write the setup atomically (default_path() when None); returns the path written."""
     file = Path(path) if path is not None else default_path()
-    text = format_setup(setup)
+    write_atomically(file, format_setup(setup))
+    return file
+
+
+def write_atomically(file: Path, text: str) -> None:
+    """Write `text` to `file` so that a crash mid-write leaves the previous file intact (temp file, fsync, rename)."""
     file.parent.mkdir(parents=True, exist_ok=True)
     descriptor, temp_name = tempfile.mkstemp(prefix=f".{file.name}.", suffix=".tmp", dir=file.parent)
     try:
@@ -242,7 +247,6 @@ def save(setup: Setup, path: str | os.PathLike[str] | None = None) -> Path:
     except BaseException:
         Path(temp_name).unlink(missing_ok=True)
         raise
-    return file
 
 
 def parse(text: str) -> Setup:

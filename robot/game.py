@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import random
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -30,6 +28,7 @@ from typing import Protocol
 
 import numpy as np
 
+from calibration.store import write_atomically
 from engine import Position
 from engine.ponder import Ponderer
 from engine.search import Limit, search, warm_up
@@ -124,17 +123,7 @@ class GameLog:
     def save(self, path: Path) -> None:
         """Write the log atomically: a crash mid-write leaves the previous log intact."""
         document = {"version": LOG_VERSION, "rows": self.rows, "cols": self.cols, **self.summary()}
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-        try:
-            with os.fdopen(handle, "w") as file:
-                json.dump(document, file, indent=1)
-                file.flush()
-                os.fsync(file.fileno())
-            os.replace(temporary, path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        write_atomically(path, json.dumps(document, indent=1))
 
     @classmethod
     def load(cls, path: Path) -> GameLog:
