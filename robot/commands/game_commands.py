@@ -102,8 +102,9 @@ def play_sim_game(args: argparse.Namespace, tell, log_path: Path, mischief: dict
     robot_first = previous.robot_first if previous else args.robot_first
     with SimGame(seed=args.seed, gui=args.gui, opponent=args.opponent, robot_first=robot_first, tell=tell,
                  mischief=mischief, record=args.record, config_path=args.config) as game_setup:
-        # A simulated person acts at once: a board that shows no move for a minute will not change any more.
-        settings = dataclasses.replace(_settings(args, robot_first), remind_after_s=20.0, give_up_after_s=60.0)
+        # A simulated person acts at once: a board that shows no move for three minutes (wall clock, generous
+        # for a loaded 2-core machine) will not change any more.
+        settings = dataclasses.replace(_settings(args, robot_first), remind_after_s=20.0, give_up_after_s=180.0)
         game = game_setup.game(settings, log_path, previous)
         return game.play().summary()
 
