@@ -82,13 +82,14 @@ class SimTable:
         log.info("simulated person: column %d%s", column + 1, f" ({trick})" if trick else "")
 
     def _take_back_last_disc(self) -> None:
-        """Lift the last disc played off the board, remembering where it was and whose it is."""
+        """Lift the last disc played that a hand can reach (the top of its column) off the board, remembering
+        where it was and whose it is."""
+        board = self.world.board_state()
         for body in reversed(self.world.disc_ids()):
             cell = self.world.disc_cell(body)
-            if cell is not None:
-                player = self.world.disc_player(body)
+            if cell is not None and (cell[0] + 1 == board.shape[0] or board[cell[0] + 1, cell[1]] == 0):
+                self._taken = (cell, self.world.disc_player(body))
                 self.world.remove_disc(body)
-                self._taken = (cell, player)
                 return
         raise RuntimeError("there is no disc on the board to take back")
 
