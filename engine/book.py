@@ -24,6 +24,7 @@ from typing import Callable
 import numpy as np
 
 from engine.position import Position
+from engine.scores import column_scores
 
 log = logging.getLogger(__name__)
 
@@ -63,20 +64,7 @@ class Book:
         """The exact score of every column (None for a full one), or None if a child is missing."""
         if (position.width, position.height) != (self.width, self.height) or position.moves_played >= self.depth:
             return None
-        cells = position.width * position.height
-        scores: list[int | None] = []
-        for col in range(position.width):
-            if not position.can_play(col):
-                scores.append(None)
-            elif position.is_winning_move(col):
-                scores.append((cells + 1 - position.moves_played) // 2)
-            else:
-                child = position.play(col)
-                child_score = 0 if child.is_draw() else self.score(child)
-                if child_score is None:
-                    return None
-                scores.append(-child_score)
-        return scores
+        return column_scores(position, self.score)
 
 
 def load_book(path: Path = BOOK_PATH) -> Book:

@@ -32,6 +32,7 @@ from numba import njit
 
 from engine.bitboard import ONE, ZERO, board_masks, fits_fast_path, has_line, popcount, rows_mask, winning_cells
 from engine.position import Position
+from engine.scores import column_scores
 from engine.transposition import NO_LOWER, NO_UPPER, TranspositionTable, probe, store
 
 DEFAULT_TABLE_MB = 64.0
@@ -286,16 +287,8 @@ class Solver:
         Raises ValueError if the game is already over, or the board is too big for the exact solver.
         """
         self._check(position)
-        cells = position.width * position.height
-        scores: list[int | None] = []
-        for col in range(position.width):
-            if not position.can_play(col):
-                scores.append(None)
-            elif position.is_winning_move(col):
-                scores.append(1 if weak else (cells + 1 - position.moves_played) // 2)
-            else:
-                child = position.play(col)
-                scores.append(0 if child.is_draw() else -self.solve(child, weak).score)
+        scores = column_scores(position, lambda child: self.solve(child, weak).score, weak)
+        assert scores is not None  # the solver knows every child
         return scores
 
     def _check(self, position: Position) -> None:
