@@ -22,7 +22,7 @@ import logging
 import random
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
@@ -33,6 +33,7 @@ from engine import Position
 from engine.ponder import Ponderer
 from engine.search import Limit, search, warm_up
 from vision import BoardReading, MoveEvent, MoveKind, Stabiliser, detect_move, read
+from vision.moves import players_grid
 from vision.cameras import Camera
 
 log = logging.getLogger(__name__)
@@ -256,15 +257,10 @@ class Game:
         truth = self.table.true_board()
         if truth is None:
             return
-        seen = self._players_view(reading)
+        seen = players_grid(self.position.to_array(), reading.grid)
         if not np.array_equal(seen, truth):
             self.log.board_agreement = False
             log.warning("camera board differs from the world:\n%s\nvs\n%s", seen[::-1], truth[::-1])
-
-    def _players_view(self, reading: BoardReading) -> np.ndarray:
-        from vision.moves import players_grid
-
-        return players_grid(self.position.to_array(), reading.grid)
 
     def _apply(self, column: int) -> None:
         self.position = self.position.play(column)

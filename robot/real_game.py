@@ -23,6 +23,7 @@ from robot.planner import Planner, Workcell, play_column
 from robot.recorder import Recorder
 from sim.config import DEFAULT_ARM_URDF
 from vision.cameras import Camera, open_camera
+from vision.moves import players_grid
 
 
 class RealTable:
@@ -95,8 +96,6 @@ class RealGame:
         if previous is not None:
             seen = watcher.look(settings.look_timeout_s)
             logged = Position.from_moves(previous.move_string, width=board.cols, height=board.rows).to_array()
-            from vision.moves import players_grid
-
             if not np.array_equal(players_grid(logged, seen.grid), logged):
                 raise RuntimeError("the board the camera sees is not the one in the game log: "
                                    "set it up as logged, or start a new game without --resume")

@@ -33,7 +33,7 @@ class SimTable:
     """`robot.game.Table` over a sim world; the simulated person's moves come from `opponent`.
 
     `mischief` maps a person-turn index (0 = the person's first turn) to something people really do
-    on that turn: "two_discs", "wrong_colour", "take_back", "out_of_turn"; the simulated person then
+    on that turn: "two_discs", "wrong_colour" or "take_back"; the simulated person then
     puts it right when the game tells them what is wrong (`person_fixes`).
     """
 
