@@ -32,10 +32,13 @@ DISCARDED_EVIDENCE_COST = 0.5
 COLOUR_COST = 1.0
 DULL_COLOUR_COST = 14.0
 SATURATED_CHROMA = 45.0
-ALLOWED_DIFFERENCES = (-1, 0, 1)
+# Log-prior cost of count imbalance, times the squared excess over one (vision.gravity). A clearly seen disc
+# scores about 5, so up to four clearly seen extra discs (a board set up by hand) are read as they are,
+# a doubtful extra disc is dropped, and no background passes for many discs of one colour.
+IMBALANCE_COST = 1.0
 # With calibrated colours every cell's colour is trusted on its own, so the counts are left free: a person
 # who drops two discs or plays the robot's colour must show up as such for the move detector.
-ANY_DIFFERENCE = tuple(range(-100, 101))
+FREE_COUNTS = 0.0
 
 
 @dataclass(frozen=True)
@@ -119,15 +122,17 @@ def _cell_scores(samples: HoleSamples, colours: tuple[np.ndarray, ...], distance
 
 
 def _evaluate(colours: tuple[np.ndarray, ...], cell_scores: np.ndarray,
-              allowed_differences: tuple[int, ...] = ALLOWED_DIFFERENCES) -> _Outcome:
+              imbalance_cost: float = IMBALANCE_COST) -> _Outcome:
     """The best legal board under one hypothesis, scored with its priors.
 
     Disc-like evidence that the legal board leaves empty costs too: a colour that fills holes gravity
-    says are empty is being seen through the board, so it is more likely background than a disc.
+    says are empty is being seen through the board, so it is more likely background than a disc. The
+    board is chosen under that same cost (an empty cell scores minus its discarded evidence), so the
+    board picked and the score that ranks the hypotheses are one objective.
     """
-    score, grid = best_legal_grid(cell_scores[0], cell_scores[1], allowed_differences)
-    discarded = float(np.maximum(cell_scores[:, grid == 0], 0.0).sum())
-    return _Outcome(score - COLOUR_COST * len(colours) - DISCARDED_EVIDENCE_COST * discarded, grid, cell_scores, colours)
+    discarded = DISCARDED_EVIDENCE_COST * np.maximum(cell_scores, 0.0).sum(axis=0)
+    score, grid = best_legal_grid(cell_scores[0] + discarded, cell_scores[1] + discarded, imbalance_cost)
+    return _Outcome(score - float(discarded.sum()) - COLOUR_COST * len(colours), grid, cell_scores, colours)
 
 
 def _best_hypothesis(samples: HoleSamples) -> _Outcome:
@@ -181,7 +186,7 @@ def classify(samples: HoleSamples, reference_colours: tuple[np.ndarray, ...] | N
     """Label every hole empty / colour 1 / colour 2; learn the colours unless calibration gives them."""
     if reference_colours is not None:
         colours = tuple(reference_colours)
-        outcome = _evaluate(colours, _cell_scores(samples, colours, colour_distances(samples, colours)), ANY_DIFFERENCE)
+        outcome = _evaluate(colours, _cell_scores(samples, colours, colour_distances(samples, colours)), FREE_COUNTS)
     else:
         outcome = _best_hypothesis(samples)
         if outcome.colours:

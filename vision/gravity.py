@@ -1,8 +1,11 @@
 """The most likely board that a game can produce: gravity and disc counts as a dynamic programme.
 
 Each cell has a score for holding a disc of colour 1 and of colour 2 (log-odds against being empty).
-A legal board fills every column from the bottom without gaps, and the two colours' counts differ by
-what alternating turns allow. Columns are independent except for the count difference, so the search
+A legal board fills every column from the bottom without gaps. The two colours' counts differ by at
+most one in a game of alternating turns; a board that breaks this (a misplay, a position set up by hand)
+is unlikely but possible, so the imbalance beyond one costs a log-prior growing with its square instead
+of being forbidden: clear evidence for a few extra discs outweighs it, a doubtful extra disc does not, and
+a background seen through every hole can never pass for a board full of one colour. Columns are independent except for the count difference, so the search
 runs column by column over that difference: per column the best fill for each height and each count
 difference, then a max-plus convolution across columns. Exact, and well under a millisecond.
 """
@@ -40,10 +43,16 @@ def _column_options(score_1: np.ndarray, score_2: np.ndarray) -> tuple[np.ndarra
     return best, fills
 
 
-def best_legal_grid(score_1: np.ndarray, score_2: np.ndarray, allowed_differences: tuple[int, ...]) -> tuple[float, np.ndarray]:
-    """The gravity-respecting grid with the highest total score whose n1 - n2 is one of `allowed_differences`.
+def imbalance_penalty(difference: np.ndarray | int, imbalance_cost: float) -> np.ndarray:
+    """Log-prior cost of a count difference n1 - n2: `imbalance_cost` times the square of the excess over one."""
+    return imbalance_cost * np.maximum(np.abs(difference) - 1, 0) ** 2
 
-    Scores are (rows, cols) arrays, row 0 at the bottom; an empty cell scores 0. Returns (total, grid).
+
+def best_legal_grid(score_1: np.ndarray, score_2: np.ndarray, imbalance_cost: float) -> tuple[float, np.ndarray]:
+    """The gravity-respecting grid with the highest total score less its count-imbalance penalty.
+
+    Scores are (rows, cols) arrays, row 0 at the bottom; an empty cell scores 0. `imbalance_cost` scales the
+    squared excess of |n1 - n2| over 1 (0: counts free). Returns (total after the penalty, grid).
     """
     rows, cols = score_1.shape
     span = rows * cols
@@ -61,8 +70,8 @@ def best_legal_grid(score_1: np.ndarray, score_2: np.ndarray, allowed_difference
         choice = candidate.argmax(axis=0)
         choices.append(choice)
         totals = candidate[choice, states]
-    allowed = [span + difference for difference in allowed_differences if abs(difference) <= span]
-    state = max(allowed, key=lambda index: totals[index])
+    totals = totals - imbalance_penalty(states - span, imbalance_cost)
+    state = int(totals.argmax())
     total = float(totals[state])
     grid = np.zeros((rows, cols), dtype=np.int8)
     for column in range(cols - 1, -1, -1):

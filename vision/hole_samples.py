@@ -18,7 +18,7 @@ from vision.geometry import rectifying_homography
 
 PITCH_PX = 40
 RING_INNER = 0.10
-RING_OUTER = 0.22
+RING_OUTER = 0.26
 SECTOR_COUNT = 8
 LIGHTNESS_WEIGHT = 0.5
 SAMPLE_MAP_CACHE_SIZE = 8
