@@ -1,7 +1,8 @@
 """Synthetic board photos for the vision tests: a holed board face in front of a room, seen in perspective.
 
 `render_board(grid, ...)` draws the board front-on (face, round holes, discs filling their holes, loose
-discs lying behind empty holes as darker crescents, a background with a gradient and clutter), warps it
+discs lying behind empty holes as darker crescents (`loose_disc_drop`: how far below the hole centre, in
+hole radii), a background with a gradient and clutter), warps it
 into a 640x480 frame with a perspective homography, then adds a lighting gradient, blur and noise.
 Returns the frame and the true corners (tl, tr, br, bl hole centres).
 """
@@ -30,6 +31,7 @@ class Scene:
     disc_bgr: tuple[tuple[int, int, int], tuple[int, int, int]] = (RED_BGR, YELLOW_BGR)
     background_bgr: tuple[tuple[int, int, int], tuple[int, int, int]] = ((225, 225, 220), (120, 150, 170))
     loose_discs_behind: tuple[tuple[int, int], ...] = ()
+    loose_disc_drop: float = 0.9
     ring_discs: bool = False
     tilt: float = 0.0
     light_gradient: float = 0.0
@@ -68,7 +70,8 @@ def _front_view(grid: np.ndarray, scene: Scene, rng: np.random.Generator) -> tup
             value = int(grid[rows - 1 - row_top, column])
             if (rows - 1 - row_top, column) in scene.loose_discs_behind and value == 0:
                 loose = np.zeros_like(hole)
-                cv2.circle(loose, (cx + radius // 3, cy + int(0.9 * radius)), int(0.9 * radius), 255, -1)
+                drop = int(scene.loose_disc_drop * radius)
+                cv2.circle(loose, (cx + drop // 3, cy + drop), int(0.9 * radius), 255, -1)
                 colour = np.array(scene.disc_bgr[(row_top + column) % 2], dtype=np.float64) * 0.7
                 canvas[(loose > 0) & (hole > 0)] = colour
             if value:

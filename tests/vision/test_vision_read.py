@@ -91,3 +91,34 @@ def test_no_board_is_reported_not_raised() -> None:
 def test_bad_input_is_a_value_error(kwargs: dict) -> None:
     with pytest.raises(ValueError):
         vision.read(**kwargs)
+
+
+# Pink and green discs measured in a real photo (vi01): low saturation, under a dim light.
+DIM_PINK_BGR = (156, 106, 192)
+DIM_GREEN_BGR = (171, 227, 147)
+HAND_SET_ROWS = (".......", ".......", ".......", "PPPP...", "GPGG...", "GPPPG.P")
+
+
+def grid_from_rows(rows: tuple[str, ...], letters_in_order: str) -> np.ndarray:
+    """Rows top to bottom as letters -> grid row 0 at the bottom, value k for the k-th letter."""
+    return np.array([[letters_in_order.find(ch) + 1 for ch in row] for row in rows[::-1]], dtype=np.int8)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_board_set_up_by_hand_with_dim_colours_is_read_as_it_is(seed: int) -> None:
+    """Nine pink and five green discs (no game gives that) are all read, and the counts are reported."""
+    grid = grid_from_rows(HAND_SET_ROWS, "PG")
+    scene = Scene(disc_bgr=(DIM_PINK_BGR, DIM_GREEN_BGR), tilt=0.05, noise_sigma=4.0, blur_px=1, seed=seed)
+    image, corners = render_board(grid, scene)
+    for reading in (vision.read(image, corners=corners), vision.read(image)):
+        assert reading.colour_names == ("P", "G")
+        assert (reading.grid == grid).all(), f"read\n{letters(reading)[::-1]}"
+        assert any("9 discs of one colour and 5" in problem for problem in reading.problems)
+
+
+def test_dim_discs_in_front_of_a_dark_backdrop_with_known_corners() -> None:
+    grid = grid_from_rows(HAND_SET_ROWS, "PG")
+    scene = Scene(face_bgr=(207, 140, 99), disc_bgr=(DIM_PINK_BGR, DIM_GREEN_BGR),
+                  background_bgr=((83, 62, 52), (60, 50, 45)), tilt=0.05, noise_sigma=4.0, blur_px=1, seed=3)
+    image, corners = render_board(grid, scene)
+    assert (vision.read(image, corners=corners).grid == grid).all()
