@@ -1,17 +1,26 @@
-"""The opening book: exact scores of every position of the first plies, built by `c4robot book build`.
+"""The opening book: the perfect move of every position the robot can meet in its first moves.
+
+A book of every position up to N plies grows 5x per ply; the robot only meets the positions on its
+own lines. So the book follows them: from the empty board (the robot moves first) and from each first
+move of the person (the robot moves second), it stores for every robot-to-move position its exact
+score (Pons' scale) and one perfect move (the quickest win, else a draw, else the slowest loss, the
+centre-most on ties); then it follows that move and every reply the person can make, down to the
+depth. A position outside these lines (the robot played otherwise, or the game started elsewhere) is
+not in the book and goes to the solver.
 
 Stored compactly inside the package (engine/book.npz): sorted uint64 keys (the smaller of a position's
-and its mirror's `Position.key()`, so one entry serves both) and one int8 Pons score each, plus the
-board size and the depth. A position is answered from the book when all its children are in it (or
-win at once): the perfect move then costs a binary search, no solving. Loading takes a few ms.
+and its mirror's `Position.key()`, so one entry serves both), an int8 score and an int8 column each
+(the column for the orientation whose key is stored), plus the board size and the depth. A lookup is
+a binary search; loading takes a few ms.
 
-The builder enumerates the distinct positions up to the depth, solves the missing ones deepest first
-(they are the quick ones) in worker processes, each with its own solver, and saves its progress to a
+`c4robot book build` solves the positions in worker processes (shallow plies first: their moves
+decide which deeper positions exist), each worker with its own solver, and saves its progress to a
 work file every few seconds, so an interrupted build resumes where it stopped.
 """
 
 from __future__ import annotations
 
+import heapq
 import logging
 import multiprocessing
 import os
@@ -19,17 +28,17 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import numpy as np
 
 from engine.position import Position
-from engine.scores import column_scores
 
 log = logging.getLogger(__name__)
 
 BOOK_PATH = Path(__file__).with_name("book.npz")
 SAVE_EVERY_S = 10.0
+WORKER_TABLE_MB = 512.0  # the first plies' solves gain from a big table; the builder is not the robot's process
 
 
 def canonical_key(position: Position) -> int:
@@ -38,33 +47,39 @@ def canonical_key(position: Position) -> int:
 
 
 @dataclass(frozen=True)
+class BookMove:
+    """What the book knows of a position: its exact score and a perfect 0-based column."""
+
+    column: int
+    score: int
+
+
+@dataclass(frozen=True)
 class Book:
-    """Exact scores of positions (side to move's view, Pons' scale) for one board size."""
+    """Perfect moves of the robot-to-move positions on the robot's lines, for one board size."""
 
     width: int
     height: int
-    depth: int  # every position with at most this many stones is in the book
+    depth: int  # every robot-to-move position on the robot's lines with at most this many stones is in it
     keys: np.ndarray  # sorted uint64
     scores: np.ndarray  # int8, aligned with keys
+    columns: np.ndarray  # int8, aligned with keys, for the orientation whose key is stored
 
     def __len__(self) -> int:
         return int(self.keys.shape[0])
 
-    def score(self, position: Position) -> int | None:
-        """The exact score of `position`, or None if it is not in the book."""
+    def move(self, position: Position) -> BookMove | None:
+        """The perfect move of `position`, or None if it is not in the book."""
         if (position.width, position.height) != (self.width, self.height) or position.is_over():
             return None
-        key = np.uint64(canonical_key(position))
-        index = int(np.searchsorted(self.keys, key))
-        if index < len(self) and self.keys[index] == key:
-            return int(self.scores[index])
-        return None
-
-    def column_scores(self, position: Position) -> list[int | None] | None:
-        """The exact score of every column (None for a full one), or None if a child is missing."""
-        if (position.width, position.height) != (self.width, self.height) or position.moves_played >= self.depth:
+        key = canonical_key(position)
+        index = int(np.searchsorted(self.keys, np.uint64(key)))
+        if index == len(self) or int(self.keys[index]) != key:
             return None
-        return column_scores(position, self.score)
+        column = int(self.columns[index])
+        if position.key() != key:
+            column = self.width - 1 - column
+        return BookMove(column, int(self.scores[index]))
 
 
 def load_book(path: Path = BOOK_PATH) -> Book:
@@ -73,42 +88,51 @@ def load_book(path: Path = BOOK_PATH) -> Book:
         raise FileNotFoundError(f"no opening book at {path}: build one with `c4robot book build`")
     try:
         with np.load(path) as data:
-            book = Book(int(data["width"]), int(data["height"]), int(data["depth"]),
-                        data["keys"].astype(np.uint64), data["scores"].astype(np.int8))
-    except (KeyError, ValueError, OSError) as error:
+            book = Book(int(data["width"]), int(data["height"]), int(data["depth"]), data["keys"].astype(np.uint64),
+                        data["scores"].astype(np.int8), data["columns"].astype(np.int8))
+    except (KeyError, ValueError, OSError, EOFError) as error:
         raise ValueError(f"opening book {path} is damaged ({error}): rebuild it with `c4robot book build`") from error
-    if book.keys.shape != book.scores.shape:
-        raise ValueError(f"opening book {path} has {book.keys.shape[0]} keys but {book.scores.shape[0]} scores: rebuild it")
+    if not book.keys.shape == book.scores.shape == book.columns.shape:
+        raise ValueError(f"opening book {path} has {len(book.keys)} keys but {len(book.scores)} scores and "
+                         f"{len(book.columns)} columns: rebuild it with `c4robot book build`")
     return book
 
 
-def positions_up_to(depth: int, width: int = 7, height: int = 6) -> list[str]:
-    """Move strings of the distinct unfinished positions (mirrors merged) with at most `depth` stones."""
-    layer = {canonical_key(Position.empty(width, height)): ""}
-    found = dict(layer)
-    for _ in range(depth):
-        following: dict[int, str] = {}
-        for moves in layer.values():
-            position = Position.from_moves(moves, width, height)
-            for col in position.legal_moves():
-                child = position.play(col)
-                if not child.is_over():
-                    following.setdefault(canonical_key(child), moves + str(col + 1))
-        found.update(following)
-        layer = following
-    return list(found.values())
+def perfect_move(position: Position, solve: Callable[[Position], int]) -> BookMove:
+    """The exact score of `position` and its centre-most perfect move, given an exact `solve`."""
+    order = sorted(position.legal_moves(), key=lambda col: (abs(2 * col - position.width + 1), col))
+    for col in order:
+        if position.is_winning_move(col):
+            return BookMove(col, (position.width * position.height + 1 - position.moves_played) // 2)
+    score = solve(position)
+    for col in order:
+        child = position.play(col)
+        if child.is_draw() or -solve(child) == score:  # a full board after this move scores 0
+            return BookMove(col, score)
+    raise AssertionError(f"no move of {position.moves_played}-ply position reaches its score {score}")
 
 
-def _solve_one(job: tuple[str, int, int]) -> tuple[int, int]:
-    """(canonical key, exact score) of one position; runs in a worker process with its own solver."""
+def robot_successors(moves: str, column: int, depth: int, width: int, height: int) -> Iterator[str]:
+    """The robot-to-move positions after the robot plays `column` and the person any reply."""
+    position = Position.from_moves(moves, width, height)
+    if position.moves_played + 2 > depth or position.is_winning_move(column):
+        return
+    after = position.play(column)
+    for reply in after.legal_moves():
+        if not after.is_winning_move(reply) and not after.play(reply).is_over():
+            yield moves + str(column + 1) + str(reply + 1)
+
+
+def _solve_one(job: tuple[str, int, int]) -> tuple[str, int, int]:
+    """(moves, score, perfect column) of one position; runs in a worker process with its own solver."""
     from engine.solver import Solver
 
     moves, width, height = job
     global _worker_solver
     if "_worker_solver" not in globals():
-        _worker_solver = Solver()
-    position = Position.from_moves(moves, width, height)
-    return canonical_key(position), _worker_solver.solve(position).score
+        _worker_solver = Solver(WORKER_TABLE_MB)
+    found = perfect_move(Position.from_moves(moves, width, height), lambda p: _worker_solver.solve(p).score)
+    return moves, found.score, found.column
 
 
 def _save(path: Path, **arrays: np.ndarray) -> None:
@@ -121,44 +145,82 @@ def _save(path: Path, **arrays: np.ndarray) -> None:
 
 def build_book(depth: int, work_path: Path, out_path: Path = BOOK_PATH, processes: int = 2, width: int = 7,
                height: int = 6, on_progress: Callable[[int, int, float], None] | None = None) -> Book:
-    """Solve every position up to `depth` stones, resuming from `work_path`; write the book to `out_path`.
+    """Solve the robot's lines up to `depth` stones, resuming from `work_path`; write the book to `out_path`.
 
-    `on_progress(done, total, positions_per_s)` is called after each solved position.
-    Raises ValueError for a depth below 0.
+    `on_progress(done, known, positions_per_s)` is called after each solved position; `known` grows as
+    solved positions reveal the ones after them. Raises ValueError for a depth below 0.
     """
     if depth < 0:
         raise ValueError(f"book depth {depth} is negative: give 0 or more plies")
-    done: dict[int, int] = {}
+    done: dict[int, tuple[int, int]] = {}  # canonical key -> (score, column in the stored key's orientation)
     if work_path.is_file():
         with np.load(work_path) as data:
             if int(data["width"]) == width and int(data["height"]) == height:
-                done = dict(zip(data["keys"].tolist(), data["scores"].tolist()))
+                done = {k: (s, c) for k, s, c in zip(data["keys"].tolist(), data["scores"].tolist(),
+                                                     data["columns"].tolist())}
         log.info("resuming from %s: %d positions already solved", work_path, len(done))
-    wanted = positions_up_to(depth, width, height)
-    todo = [moves for moves in wanted if canonical_key(Position.from_moves(moves, width, height)) not in done]
-    todo.sort(key=len, reverse=True)  # deep (quick) positions first
-    total = len(wanted)
+
+    wanted: set[int] = set()
+    ready: list[tuple[int, str]] = []  # (plies, moves) heap: shallow first
+
+    def discover(moves: str) -> None:
+        """Queue a robot-to-move position; one already solved is expanded at once."""
+        position = Position.from_moves(moves, width, height)
+        key = canonical_key(position)
+        if key in wanted:
+            return
+        wanted.add(key)
+        if key in done:
+            score, column = done[key]
+            expand(moves, column if position.key() == key else width - 1 - column)
+        else:
+            heapq.heappush(ready, (len(moves), moves))
+
+    def expand(moves: str, column: int) -> None:
+        for successor in robot_successors(moves, column, depth, width, height):
+            discover(successor)
+
+    discover("")
+    if depth >= 1:
+        for first in range(width):
+            discover(str(first + 1))
+    total_before = len(wanted) - len(ready)
     started = last_save = time.perf_counter()
     solved_now = 0
 
     def save_work() -> None:
         keys = np.array(list(done), dtype=np.uint64)
-        scores = np.array(list(done.values()), dtype=np.int8)
-        _save(work_path, keys=keys, scores=scores, width=np.int64(width), height=np.int64(height))
+        values = np.array(list(done.values()), dtype=np.int8).reshape(-1, 2)
+        _save(work_path, keys=keys, scores=values[:, 0], columns=values[:, 1], width=np.int64(width),
+              height=np.int64(height))
 
     with multiprocessing.get_context("spawn").Pool(processes) as pool:
-        for key, score in pool.imap_unordered(_solve_one, [(m, width, height) for m in todo]):
-            done[key] = score
-            solved_now += 1
-            rate = solved_now / max(1e-9, time.perf_counter() - started)
-            if on_progress is not None:
-                on_progress(total - len(todo) + solved_now, total, rate)
+        running: dict[str, multiprocessing.pool.AsyncResult] = {}
+        while ready or running:
+            while ready and len(running) < processes:  # only as many jobs as workers, so shallow ones go first
+                _, moves = heapq.heappop(ready)
+                running[moves] = pool.apply_async(_solve_one, ((moves, width, height),))
+            finished = [moves for moves, result in running.items() if result.ready()]
+            if not finished:
+                time.sleep(0.005)
+                continue
+            for moves in finished:
+                moves, score, column = running.pop(moves).get()
+                position = Position.from_moves(moves, width, height)
+                key = canonical_key(position)
+                done[key] = (score, column if position.key() == key else width - 1 - column)
+                expand(moves, column)
+                solved_now += 1
+                if on_progress is not None:
+                    on_progress(total_before + solved_now, len(wanted),
+                                solved_now / max(1e-9, time.perf_counter() - started))
             if time.perf_counter() - last_save > SAVE_EVERY_S:
                 save_work()
                 last_save = time.perf_counter()
     save_work()
-    wanted_keys = sorted({canonical_key(Position.from_moves(m, width, height)) for m in wanted})
-    keys = np.array(wanted_keys, dtype=np.uint64)
-    scores = np.array([done[k] for k in wanted_keys], dtype=np.int8)
-    _save(out_path, keys=keys, scores=scores, width=np.int64(width), height=np.int64(height), depth=np.int64(depth))
-    return Book(width, height, depth, keys, scores)
+    keys = np.array(sorted(wanted), dtype=np.uint64)
+    scores = np.array([done[int(k)][0] for k in keys], dtype=np.int8)
+    columns = np.array([done[int(k)][1] for k in keys], dtype=np.int8)
+    _save(out_path, keys=keys, scores=scores, columns=columns, width=np.int64(width), height=np.int64(height),
+          depth=np.int64(depth))
+    return Book(width, height, depth, keys, scores, columns)

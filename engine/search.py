@@ -151,7 +151,7 @@ def search(position: Position, limit: Limit = Limit(), level: int = 10, rng: ran
         return SearchResult(column, 0, False, 0, 0, _ms_since(started), (column,),
                             tuple(None for _ in range(position.width)))
     if settings.exact and use_book:
-        booked = _book_answer(position, rng, started)
+        booked = _book_answer(position, started)
         if booked is not None:
             return booked
     if settings.exact and position.fits_64_bits and (limit.depth is None or limit.depth >= position.width * position.height - position.moves_played):
@@ -167,17 +167,16 @@ def search(position: Position, limit: Limit = Limit(), level: int = 10, rng: ran
     return _deepen(position, limit, weights, max_depth, settings.margin, rng, started)
 
 
-def _book_answer(position: Position, rng: random.Random | None, started: float) -> SearchResult | None:
+def _book_answer(position: Position, started: float) -> SearchResult | None:
     """A perfect move straight from the opening book, or None when the book does not cover the position."""
     book = opening_book()
-    scores = book.column_scores(position) if book is not None else None
-    if scores is None:
+    found = book.move(position) if book is not None else None
+    if found is None:
         return None
-    best = max(score for score in scores if score is not None)
-    perfect = [col for col in centre_first(position.width) if scores[col] == best]
-    column = rng.choice(perfect) if rng is not None else perfect[0]
+    scores = tuple(found.score if col == found.column else None for col in range(position.width))
     cells = position.width * position.height
-    return SearchResult(column, best, True, cells - position.moves_played, 0, _ms_since(started), (column,), tuple(scores))
+    return SearchResult(found.column, found.score, True, cells - position.moves_played, 0, _ms_since(started),
+                        (found.column,), scores)
 
 
 _book_lock = threading.Lock()

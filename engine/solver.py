@@ -28,12 +28,15 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from engine.bitboard import ONE, ZERO, board_masks, fits_fast_path, has_line, popcount, rows_mask, winning_cells
 from engine.position import Position
 from engine.scores import column_scores
-from engine.transposition import NO_LOWER, NO_UPPER, TranspositionTable, probe, store
+from engine.transposition import NO_LOWER, NO_UPPER, TranspositionTable, next_generation, probe, store
 
 DEFAULT_TABLE_MB = 64.0
 _NO_LIMIT = 2**62
@@ -59,45 +62,52 @@ def _half_towards_zero(x: int) -> int:
     return x // 2 if x >= 0 else -((-x) // 2)
 
 
+def workspace(width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
+    """The scratch arrays solve_bits needs for any position of a width x height board."""
+    depth = width * height + 2
+    return (np.empty(width + depth * (3 + width), dtype=np.uint64),
+            np.empty(width + depth * (5 + 2 * width), dtype=np.int64))
+
+
 @njit(cache=True)
 def solve_bits(current: np.uint64, mask: np.uint64, moves: int, width: int, height: int, connect: int,
-               weak: bool, node_limit: int, entries: np.ndarray, generation: np.uint64) -> tuple[int, int, bool]:
+               weak: bool, node_limit: int, entries: np.ndarray, generation: np.uint64, unsigned: np.ndarray,
+               signed: np.ndarray) -> tuple[int, int, bool]:
     """(score, nodes, aborted) of a position given as bitboards; see the module docstring.
 
+    `unsigned` and `signed` are scratch space of at least `workspace_sizes(width, height)` entries,
+    allocated once by the caller: an allocation per call would cost more than a small search.
     Preconditions (checked by `Solver.solve`): the game is not over, `fits_fast_path(width, height,
     connect)`, and the keys fit the table's tag (TranspositionTable.max_key_bits).
     """
     cells = width * height
     h1 = np.uint64(height + 1)
     bottom, board = board_masks(width, height)
+    possible = (mask + bottom) & board
+    if winning_cells(current, mask, h1, board, connect) & possible:
+        return (1 if weak else (cells + 1 - moves) // 2), 0, False
+
     column = (ONE << np.uint64(height)) - ONE
     mover_rows = rows_mask(width, height, 0)
     follower_rows = board ^ mover_rows
     depth = cells - moves + 2
-    # Two allocations hold every per-ply array (views below): fewer allocations, faster small solves.
-    unsigned = np.empty(width + depth * (3 + width), dtype=np.uint64)
-    signed = np.empty(width + depth * (5 + 2 * width), dtype=np.int64)
     column_masks = unsigned[:width]
     order = signed[:width]
     for i in range(width):
         column_masks[i] = column << (np.uint64(i) * h1)
         order[i] = width // 2 + (1 - 2 * (i % 2)) * ((i + 1) // 2)  # centre first, then outwards
 
-    possible = (mask + bottom) & board
-    if winning_cells(current, mask, h1, board, connect) & possible:
-        return (1 if weak else (cells + 1 - moves) // 2), 0, False
-
     s_current = unsigned[width:width + depth]
     s_mask = unsigned[width + depth:width + 2 * depth]
     s_key = unsigned[width + 2 * depth:width + 3 * depth]
-    s_moves = unsigned[width + 3 * depth:]
+    s_moves = unsigned[width + 3 * depth:width + (3 + width) * depth]
     s_alpha = signed[width:width + depth]
     s_beta = signed[width + depth:width + 2 * depth]
     s_best = signed[width + 2 * depth:width + 3 * depth]
     s_count = signed[width + 3 * depth:width + 4 * depth]
     s_index = signed[width + 4 * depth:width + 5 * depth]
     s_columns = signed[width + 5 * depth:width + (5 + width) * depth]
-    s_order = signed[width + (5 + width) * depth:]
+    s_order = signed[width + (5 + width) * depth:width + (5 + 2 * width) * depth]
 
     nodes = 0
     low = -((cells - moves) // 2)
@@ -250,6 +260,53 @@ def solve_bits(current: np.uint64, mask: np.uint64, moves: int, width: int, heig
     return low, nodes, False
 
 
+@intrinsic
+def _cycles(typingctx):
+    """The CPU's time-stamp counter (LLVM readcyclecounter): a clock readable inside a kernel."""
+    def codegen(context, builder, signature, args):
+        counter = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.IntType(64), []),
+                                                 "llvm.readcyclecounter")
+        return builder.call(counter, [])
+    return types.uint64(), codegen
+
+
+@njit(cache=True)
+def cycles_now() -> np.uint64:
+    return _cycles()
+
+
+@njit(cache=True)
+def solve_batch(currents: np.ndarray, masks: np.ndarray, moves: np.ndarray, width: int, height: int, connect: int,
+                weak: bool, entries: np.ndarray, generation: int, cold: bool, unsigned: np.ndarray, signed: np.ndarray,
+                scores: np.ndarray, nodes: np.ndarray, cycles: np.ndarray) -> int:
+    """Solve many positions in one call (no per-position call from Python); returns the table's generation.
+
+    Each position's search is timed on its own with the cycle counter, excluding the table's clearing
+    before it when `cold` (as the C++ reference measures).
+    """
+    for i in range(currents.shape[0]):
+        if cold:
+            generation = next_generation(entries, generation)
+        started = _cycles()
+        scores[i], nodes[i], _ = solve_bits(currents[i], masks[i], moves[i], width, height, connect, weak,
+                                            _NO_LIMIT, entries, np.uint64(generation), unsigned, signed)
+        cycles[i] = _cycles() - started
+    return generation
+
+
+def _seconds_per_cycle() -> float:
+    """The cycle counter's period, measured once against the wall clock over 50 ms."""
+    if not _CYCLE_PERIOD:
+        first, started = cycles_now(), time.perf_counter()
+        while time.perf_counter() - started < 0.05:
+            pass
+        _CYCLE_PERIOD.append((time.perf_counter() - started) / float(cycles_now() - first))
+    return _CYCLE_PERIOD[0]
+
+
+_CYCLE_PERIOD: list[float] = []
+
+
 class Solver:
     """Exact scores of positions, with a transposition table that lives as long as the solver.
 
@@ -259,6 +316,13 @@ class Solver:
 
     def __init__(self, table_size_mb: float = DEFAULT_TABLE_MB) -> None:
         self.table = TranspositionTable(table_size_mb)
+        self._workspaces: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+
+    def _workspace(self, position: Position) -> tuple[np.ndarray, np.ndarray]:
+        size = (position.width, position.height)
+        if size not in self._workspaces:
+            self._workspaces[size] = workspace(*size)
+        return self._workspaces[size]
 
     def clear(self) -> None:
         """Forget the table (for measurements that must start cold)."""
@@ -275,11 +339,36 @@ class Solver:
         start = time.perf_counter()
         score, nodes, aborted = solve_bits(np.uint64(current), np.uint64(mask), position.moves_played,
                                            position.width, position.height, position.connect, weak, limit,
-                                           self.table.entries, np.uint64(self.table.generation))
+                                           self.table.entries, np.uint64(self.table.generation),
+                                           *self._workspace(position))
         elapsed_s = time.perf_counter() - start
         if aborted:
             return None
         return SolveResult(int(score), int(nodes), elapsed_s)
+
+    def solve_many(self, positions: list[Position], weak: bool = False, cold: bool = False) -> list[SolveResult]:
+        """Solve `positions` in one kernel call; `cold` forgets the table before each (untimed).
+
+        Each result's elapsed_s is that position's own search time, measured inside the kernel: what a
+        call from Python adds (about a microsecond) is paid once for the whole list.
+        Raises ValueError as `solve` does, before anything is solved.
+        """
+        for position in positions:
+            self._check(position)
+        if not positions:
+            return []
+        first = positions[0]
+        if any((p.width, p.height, p.connect) != (first.width, first.height, first.connect) for p in positions):
+            raise ValueError("solve_many takes positions of one board size and connect-N: split the list")
+        boards = np.array([p.bitboards for p in positions], dtype=np.uint64)
+        played = np.array([p.moves_played for p in positions], dtype=np.int64)
+        scores, nodes, cycles = (np.zeros(len(positions), dtype=np.int64) for _ in range(3))
+        period = _seconds_per_cycle()
+        self.table.generation = solve_batch(boards[:, 0].copy(), boards[:, 1].copy(), played, first.width,
+                                            first.height, first.connect, weak, self.table.entries,
+                                            self.table.generation, cold, *self._workspace(first), scores, nodes,
+                                            cycles)
+        return [SolveResult(int(s), int(n), float(c) * period) for s, n, c in zip(scores, nodes, cycles)]
 
     def analyze(self, position: Position, weak: bool = False) -> list[int | None]:
         """The score of each 0-based column for the side to move (None where the column is full).

@@ -59,10 +59,7 @@ class TranspositionTable:
 
     def clear(self) -> None:
         """Forget everything (entries stay valid across positions, so this is only for cold starts)."""
-        self.generation += 1
-        if self.generation == GENERATIONS:
-            self.entries.fill(0)
-            self.generation = 1
+        self.generation = next_generation(self.entries, self.generation)
 
     def max_key_bits(self) -> int:
         """Keys up to this many bits are stored without any chance of a false hit."""
@@ -71,6 +68,16 @@ class TranspositionTable:
     @property
     def size_mb(self) -> float:
         return self.entries.nbytes / 2**20
+
+
+@njit(cache=True)
+def next_generation(entries: np.ndarray, generation: int) -> int:
+    """The generation after `generation`: the table reads as empty; wipes for real when the numbers run out."""
+    generation += 1
+    if generation == GENERATIONS:
+        entries[:] = 0
+        generation = 1
+    return generation
 
 
 @njit(cache=True)

@@ -47,7 +47,7 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
 
     book = commands.add_parser("book", parents=[COMMON], help="the opening book")
     book_actions = book.add_subparsers(dest="action", required=True, metavar="ACTION")
-    build = book_actions.add_parser("build", parents=[COMMON], help="solve every position of the first plies (resumable)")
+    build = book_actions.add_parser("build", parents=[COMMON], help="solve the robot's lines of the first plies (resumable)")
     build.add_argument("--depth", type=int, default=4, help="plies covered (default 4)")
     build.add_argument("--processes", type=int, default=2, help="worker processes (default 2, one per core)")
     build.add_argument("--work", default="book-work.npz", help="progress file to resume from (default ./book-work.npz)")
@@ -168,11 +168,11 @@ def run_book_build(args: argparse.Namespace) -> int:
 
     def progress(done: int, total: int, rate: float) -> None:
         filled = int(30 * done / max(1, total))
-        print(f"\r[{'#' * filled}{'.' * (30 - filled)}] {done}/{total} positions  {rate:.2f} positions/s",
+        print(f"\r[{'#' * filled}{'.' * (30 - filled)}] {done}/{total} positions found so far  {rate:.2f} positions/s",
               end="", file=sys.stderr, flush=True)
 
     book = build_book(args.depth, work, Path(args.out) if args.out else BOOK_PATH, args.processes,
                       on_progress=progress)
     print(file=sys.stderr)
-    print(f"book: {len(book)} positions up to {book.depth} plies, built in {time.perf_counter() - started:.0f} s")
+    print(f"book: {len(book)} robot positions up to {book.depth} plies, built in {time.perf_counter() - started:.0f} s")
     return 0

@@ -1,56 +1,82 @@
-"""engine.book: a book built by the project's builder loads, answers, and agrees with the solver."""
+"""engine.book: a book built by the project's builder covers the robot's lines with perfect moves."""
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import pytest
 
-from engine.book import build_book, canonical_key, load_book, positions_up_to
+from engine.book import Book, build_book, load_book, perfect_move
 from engine.position import Position
 from engine.solver import Solver
 
 SMALL = {"width": 5, "height": 4}  # solves in milliseconds, so the whole builder runs in the test
+DEPTH = 5
 
 
 @pytest.fixture(scope="module")
-def small_book_path(tmp_path_factory) -> Path:
+def small_book(tmp_path_factory) -> Book:
     folder = tmp_path_factory.mktemp("book")
-    build_book(4, folder / "work.npz", folder / "book.npz", processes=1, **SMALL)
-    return folder / "book.npz"
+    build_book(DEPTH, folder / "work.npz", folder / "book.npz", processes=2, **SMALL)
+    return load_book(folder / "book.npz")
 
 
-def test_positions_are_distinct_up_to_mirrors() -> None:
-    moves = positions_up_to(2, **SMALL)
-    keys = {canonical_key(Position.from_moves(m, **SMALL)) for m in moves}
-    assert len(keys) == len(moves)
-    assert "" in moves and len([m for m in moves if len(m) == 1]) == 3  # columns 1..3 of 5 (mirrors merged)
+def robot_positions(book: Book) -> list[Position]:
+    """Walk the robot's lines as a game would: the book's move, then every reply of the person."""
+    found: list[Position] = []
+    frontier = [Position.empty(**SMALL)] + [Position.empty(**SMALL).play(col) for col in range(SMALL["width"])]
+    while frontier:
+        position = frontier.pop()
+        if position.moves_played > DEPTH or position.is_over():
+            continue
+        move = book.move(position)
+        assert move is not None, f"the book misses {position.moves_played}-ply position\n{position}"
+        found.append(position)
+        if position.is_winning_move(move.column):
+            continue
+        after = position.play(move.column)
+        frontier.extend(after.play(reply) for reply in after.legal_moves())
+    return found
 
 
-def test_book_agrees_with_the_solver(small_book_path: Path) -> None:
-    book = load_book(small_book_path)
+def test_every_book_move_is_perfect(small_book: Book) -> None:
     solver = Solver(16)
-    rng = random.Random(4)
-    for moves in rng.sample(positions_up_to(4, **SMALL), 25):
-        position = Position.from_moves(moves, **SMALL)
-        assert book.score(position) == solver.solve(position).score, moves
-        assert book.score(position.mirror()) == book.score(position)
+    positions = robot_positions(small_book)
+    assert len(positions) > 50
+    for position in positions:
+        scores = solver.analyze(position)
+        move = small_book.move(position)
+        assert move.score == max(s for s in scores if s is not None) == scores[move.column], str(position)
 
 
-def test_book_gives_every_column_below_its_depth(small_book_path: Path) -> None:
-    book = load_book(small_book_path)
-    position = Position.from_moves("3", **SMALL)
-    assert book.column_scores(position) == Solver(16).analyze(position)
-    assert book.column_scores(Position.from_moves("3322", **SMALL)) is None  # its children are deeper than the book
+def test_mirror_image_gets_the_mirrored_move(small_book: Book) -> None:
+    position = Position.from_moves("2", **SMALL)
+    move, mirrored = small_book.move(position), small_book.move(position.mirror())
+    assert mirrored.column == SMALL["width"] - 1 - move.column and mirrored.score == move.score
+
+
+def test_positions_off_the_robots_lines_are_not_in_it(small_book: Book) -> None:
+    first = small_book.move(Position.empty(**SMALL)).column
+    elsewhere = next(col for col in range(SMALL["width"]) if col not in (first, SMALL["width"] - 1 - first))
+    assert small_book.move(Position.empty(**SMALL).play(elsewhere).play(0)) is None
+    assert small_book.move(Position.empty()) is None  # another board size
+
+
+def test_perfect_move_matches_the_solver_on_the_standard_board() -> None:
+    solver = Solver(16)
+    for moves in ("44444435553", "2252576253462244111563365343671351441", "5554224333234511764415115"):
+        position = Position.from_moves(moves)
+        scores = solver.analyze(position)
+        found = perfect_move(position, lambda p: solver.solve(p).score)
+        assert found.score == max(s for s in scores if s is not None) == scores[found.column], moves
 
 
 def test_resumes_from_its_work_file(tmp_path: Path) -> None:
-    build_book(2, tmp_path / "work.npz", tmp_path / "a.npz", processes=1, **SMALL)
+    first = build_book(3, tmp_path / "work.npz", tmp_path / "a.npz", processes=1, **SMALL)
     progress: list[int] = []
-    build_book(3, tmp_path / "work.npz", tmp_path / "b.npz", processes=1,
-               on_progress=lambda done, total, rate: progress.append(done), **SMALL)
-    assert progress[0] == len(positions_up_to(2, **SMALL)) + 1  # the first two plies were not solved again
+    build_book(DEPTH, tmp_path / "work.npz", tmp_path / "b.npz", processes=1,
+               on_progress=lambda done, known, rate: progress.append(done), **SMALL)
+    assert progress[0] == len(first) + 1  # the first three plies were not solved again
 
 
 def test_missing_or_damaged_book_is_reported(tmp_path: Path) -> None:
