@@ -251,14 +251,19 @@ def locate_board(image: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
             f"no {shape[0]}x{shape[1]} board found: check that the whole board is in view and well lit"
         )
     corners = best[0] / scale
-    return refine_corners(image, corners, shape)
+    return refine_corners(image, corners, shape, trusted=False)
 
 
-def refine_corners(image: np.ndarray, corners_px: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+def refine_corners(image: np.ndarray, corners_px: np.ndarray, shape: tuple[int, int], trusted: bool = True) -> np.ndarray:
     """Move the corners onto the real holes: match holes seen in the face colour's mask to the predicted ones.
 
-    Keeps the given corners when too few holes are seen (a hand in front, odd light), when they already
-    sit on the holes, or when the refit does not explain the holes clearly better.
+    The mask here takes the face colour under one light only, so the shaded wall inside a hole (seen on
+    the side away from the camera) counts as hole and each hole's centre is its rim's. The lattice found
+    automatically comes from masks that take the face under any shading, where that wall counts as face:
+    every hole's centre moves towards the camera, the lattice shrinks towards it, and no lattice fit can
+    see that. So found corners (`trusted` False) are always refitted here. Corners from calibration are
+    kept when too few holes are seen (a hand in front, odd light), when they already sit on the holes, or
+    when the refit does not explain the holes clearly better.
     """
     work, scale = _work_image(image)
     corners = corners_px * scale
@@ -296,6 +301,6 @@ def refine_corners(image: np.ndarray, corners_px: np.ndarray, shape: tuple[int, 
         return corners_px
     before = np.median(np.linalg.norm(project(homography, grid) - seen, axis=1))
     after = np.median(np.linalg.norm(project(refined, grid) - seen, axis=1))
-    if before < REFINE_MIN_OFFSET_PITCH * pitch or after > REFINE_GAIN * before:
+    if trusted and (before < REFINE_MIN_OFFSET_PITCH * pitch or after > REFINE_GAIN * before):
         return corners_px
     return project(refined, grid_corners(shape)) / scale

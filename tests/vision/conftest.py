@@ -2,7 +2,9 @@
 
 `render_board(grid, ...)` draws the board front-on (face, round holes, discs filling their holes, loose
 discs lying behind empty holes as darker crescents (`loose_disc_drop`: how far below the hole centre, in
-hole radii), a background with a gradient and clutter), warps it
+hole radii), the hole's far wall in shadow where the view through an empty hole is cut off (`wall_parallax`:
+how far the back opening shifts, per pitch of distance from the board centre), a background with a gradient
+and clutter), warps it
 into a 640x480 frame with a perspective homography, then adds a lighting gradient, blur and noise.
 Returns the frame and the true corners (tl, tr, br, bl hole centres).
 """
@@ -32,6 +34,7 @@ class Scene:
     background_bgr: tuple[tuple[int, int, int], tuple[int, int, int]] = ((225, 225, 220), (120, 150, 170))
     loose_discs_behind: tuple[tuple[int, int], ...] = ()
     loose_disc_drop: float = 0.9
+    wall_parallax: float = 0.0
     ring_discs: bool = False
     tilt: float = 0.0
     light_gradient: float = 0.0
@@ -67,6 +70,12 @@ def _front_view(grid: np.ndarray, scene: Scene, rng: np.random.Generator) -> tup
             hole = np.zeros(canvas.shape[:2], np.uint8)
             cv2.circle(hole, (cx, cy), radius, 255, -1)
             canvas[hole > 0] = room[hole > 0]
+            if scene.wall_parallax:
+                board_centre = np.array([margin + (cols - 1) * PITCH_PX / 2, margin + (rows - 1) * PITCH_PX / 2]) + PITCH_PX // 4
+                shift = -scene.wall_parallax * (np.array([cx, cy]) - board_centre)
+                opening = np.zeros_like(hole)
+                cv2.circle(opening, (int(round(cx + shift[0])), int(round(cy + shift[1]))), radius, 255, -1)
+                canvas[(hole > 0) & (opening == 0)] = np.array(scene.face_bgr, dtype=np.float64) * 0.45
             value = int(grid[rows - 1 - row_top, column])
             if (rows - 1 - row_top, column) in scene.loose_discs_behind and value == 0:
                 loose = np.zeros_like(hole)

@@ -14,6 +14,7 @@ HARD_SCENES = {
     "loose discs behind empty holes": Scene(loose_discs_behind=((0, 0), (0, 6), (1, 6), (0, 4)), seed=3),
     "green board, ring discs": Scene(face_bgr=(60, 160, 60), ring_discs=True, seed=4),
     "yellowish wall behind the holes": Scene(background_bgr=((90, 190, 210), (80, 170, 190)), seed=5),
+    "shaded hole walls cut the view through empty holes": Scene(wall_parallax=0.05, tilt=0.05, seed=6),
 }
 
 
@@ -44,6 +45,17 @@ def test_read_finds_the_board_itself(name: str) -> None:
     assert reading.corners is not None
     assert np.abs(reading.corners - corners).max() < 4.0
     assert (letters(reading) == expected_letters(grid)).all()
+
+
+@pytest.mark.parametrize("wall_parallax", [0.03, 0.07])
+def test_found_holes_are_centred_on_their_rims_not_on_the_view_through_them(wall_parallax: float) -> None:
+    """The shaded far wall of every hole is the face's plastic in shadow: counted as face it shrinks the
+    found lattice towards the camera by up to a tenth of a pitch, enough to sample beside the holes."""
+    grid = random_game_grid(13, seed=1)
+    image, corners = render_board(grid, Scene(wall_parallax=wall_parallax, tilt=0.05, seed=1))
+    reading = vision.read(image)
+    pitch_px = np.linalg.norm(corners[1] - corners[0]) / 6
+    assert np.abs(reading.corners - corners).max() < 0.03 * pitch_px
 
 
 def test_value_one_is_the_colour_with_more_discs_and_corners_are_tl_tr_br_bl() -> None:
