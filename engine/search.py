@@ -255,7 +255,9 @@ def _exact_answer(position: Position, limit: Limit, rng: random.Random | None, s
                 break
     if not perfect:
         return None
-    column = rng.choice(perfect) if rng is not None else perfect[0]
+    # Variety among equal wins; a drawn or lost game instead keeps the heuristically best of its perfect
+    # moves (`perfect` is in that order), the one most likely to lure the opponent into a mistake.
+    column = rng.choice(perfect) if rng is not None and root_score > 0 else perfect[0]
     return SearchResult(column, root_score, not weak, cells - played, spent_nodes, _ms_since(started), (column,),
                         tuple(scores))
 
