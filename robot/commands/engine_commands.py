@@ -73,25 +73,40 @@ def _add_table_flag(parser: argparse.ArgumentParser) -> None:
 
 
 def run_solve(args: argparse.Namespace) -> int:
-    """One output line per input line; bad lines are reported on stderr and make the exit status 2."""
+    """One output line per input line; bad lines are reported on stderr and make the exit status 2.
+
+    Typed lines are answered one by one; piped input is read whole and solved in one kernel call.
+    """
     from engine import Position, Solver
 
     solver = Solver(args.table_mb)
     status = 0
-    for number, line in enumerate(sys.stdin, start=1):
-        fields = line.split()
-        if not fields:
-            continue
-        moves = fields[0]
-        try:
-            if len(fields) > 2 or (len(fields) == 2 and not fields[1].lstrip("-").isdigit()):
-                raise ValueError("expected the moves, optionally followed by a score")
-            result = solver.solve(Position.from_moves(moves), weak=args.weak)
-        except ValueError as error:
-            print(f"c4robot solve: line {number} {line.strip()!r}: {error}", file=sys.stderr, flush=True)
-            status = 2
-            continue
-        print(f"{moves} {result.score} {result.nodes} {round(result.elapsed_s * 1e6)}", flush=True)
+    batches = ([line] for line in sys.stdin) if sys.stdin.isatty() else iter([sys.stdin.readlines()])
+    number = 0
+    for lines in batches:
+        parsed: list[tuple[str, Position | str]] = []  # (moves, position or the error's sentence)
+        for line in lines:
+            number += 1
+            fields = line.split()
+            if not fields:
+                continue
+            try:
+                if len(fields) > 2 or (len(fields) == 2 and not fields[1].lstrip("-").isdigit()):
+                    raise ValueError("expected the moves, optionally followed by a score")
+                position = Position.from_moves(fields[0])
+                if position.is_over():
+                    raise ValueError("the game is over: there is nothing to solve")
+                parsed.append((fields[0], position))
+            except ValueError as error:
+                parsed.append((fields[0], f"c4robot solve: line {number} {line.strip()!r}: {error}"))
+        results = iter(solver.solve_many([p for _, p in parsed if isinstance(p, Position)], weak=args.weak))
+        for moves, position in parsed:
+            if isinstance(position, str):
+                print(position, file=sys.stderr, flush=True)
+                status = 2
+                continue
+            result = next(results)
+            print(f"{moves} {result.score} {result.nodes} {round(result.elapsed_s * 1e6)}", flush=True)
     return status
 
 
