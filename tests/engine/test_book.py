@@ -85,3 +85,29 @@ def test_missing_or_damaged_book_is_reported(tmp_path: Path) -> None:
     (tmp_path / "bad.npz").write_bytes(b"not a book")
     with pytest.raises(ValueError, match="damaged"):
         load_book(tmp_path / "bad.npz")
+
+
+def test_the_shipped_book_answers_every_reply_with_a_perfect_move() -> None:
+    """The book inside the package covers the robot's lines to its depth; its deepest moves agree with the solver."""
+    book = load_book()
+    assert (book.width, book.height) == (7, 6) and book.depth >= 8
+    frontier = [Position.empty()] + [Position.empty().play(col) for col in range(7)]
+    deepest: list[Position] = []
+    while frontier:
+        position = frontier.pop()
+        move = book.move(position)
+        assert move is not None, f"the book misses a {position.moves_played}-ply position\n{position}"
+        if position.is_winning_move(move.column):
+            continue
+        if position.moves_played + 2 > book.depth:
+            deepest.append(position)
+            continue
+        after = position.play(move.column)
+        frontier.extend(after.play(r) for r in after.legal_moves()
+                        if not after.is_winning_move(r) and not after.play(r).is_over())
+    assert book.move(Position.empty()).column == 3  # the centre: the first player's only winning move
+    solver = Solver(64)
+    for position in deepest[:: max(1, len(deepest) // 3)][:3]:
+        move = book.move(position)
+        assert solver.solve(position).score == move.score
+        assert solver.solve(position.play(move.column)).score == -move.score
