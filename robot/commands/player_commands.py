@@ -40,7 +40,7 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
     match.add_argument("b", help="player B: a level 1..10 or 'seed'")
     match.add_argument("--games", type=int, default=10, help="games, played in pairs with colours swapped")
     match.add_argument("--openings", type=int, default=2, help="random opening plies before the players take over")
-    match.add_argument("--time-ms", type=float, default=200.0, help="time per move in ms (default 200)")
+    match.add_argument("--time-ms", type=float, default=500.0, help="time per move in ms (default 500, the robot's budget)")
     match.add_argument("--seed", type=int, default=0, help="seed of the openings and the players' variety")
     match.add_argument("--quiet", action="store_true", help="only the table, not every game")
     match.set_defaults(run=run_match)
