@@ -15,8 +15,11 @@ near 0 (most positions of interest are close games). Each node:
   - applies Allis' claimeven: when every column has an even number of empty cells the opponent can
     answer each move right above it, so if our share of the cells holds no line we cannot win (and if
     the opponent's share holds one, we lose);
+  - asks the CPU to fetch every child's table bucket before looking at any of them: a probe of a 64 MB
+    table is a cache miss, and most of a node's time was spent waiting for one miss after another
+    (measured: L2_R2 1.7 -> 1.0 ms median, L1_R1 0.027 -> 0.014 ms);
   - cuts off at once when a child's table entry already refutes it (enhanced transposition cut-off,
-    on revisits and near the root: elsewhere the probes' cache misses cost more than they save);
+    on revisits and near the root: elsewhere the probes cost more than they save);
   - tries the table's best move first, then moves by the number of winning cells they create,
     centre first among equals. (Measured and dropped: history ordering, row-parity weighting,
     mirror-symmetric keys: each searched as many or more nodes, or cost more time than it saved.)
@@ -36,7 +39,7 @@ from numba.extending import intrinsic
 from engine.bitboard import ONE, ZERO, board_masks, fits_fast_path, has_line, popcount, rows_mask, winning_cells
 from engine.position import Position
 from engine.scores import column_scores
-from engine.transposition import NO_LOWER, NO_UPPER, TranspositionTable, next_generation, probe, store
+from engine.transposition import NO_LOWER, NO_UPPER, TranspositionTable, next_generation, prefetch, probe, store
 
 DEFAULT_TABLE_MB = 64.0
 _NO_LIMIT = 2**62
@@ -44,8 +47,8 @@ _ENTER, _NEXT_MOVE, _RETURN = 0, 1, 2
 _FIRST = 1 << 20  # ordering score that puts the table's best move first
 # Enhanced transposition cut-offs probe every child: worth it on a revisit (the children were searched
 # before, so their entries are likely there) or where the subtree is big enough to pay for the misses.
-_ETC_REVISIT_MIN_EMPTY = 12
-_ETC_ALWAYS_MIN_EMPTY = 16
+_ETC_REVISIT_MIN_EMPTY = 14
+_ETC_ALWAYS_MIN_EMPTY = 18
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,7 @@ def solve_bits(current: np.uint64, mask: np.uint64, moves: int, width: int, heig
     connect)`, and the keys fit the table's tag (TranspositionTable.max_key_bits).
     """
     cells = width * height
+    key_bits = width * (height + 1)
     h1 = np.uint64(height + 1)
     bottom, board = board_masks(width, height)
     possible = (mask + bottom) & board
@@ -158,7 +162,7 @@ def solve_bits(current: np.uint64, mask: np.uint64, moves: int, width: int, heig
                 lower = -((cells - 2 - played) // 2)  # the opponent cannot win at once
                 upper = (cells - 1 - played) // 2  # nor can we (the root and parents checked)
                 key = cur + msk
-                known_lower, known_upper, known_column = probe(entries, generation, key)
+                known_lower, known_upper, known_column = probe(entries, generation, key, key_bits)
                 revisit = known_lower != NO_LOWER or known_upper != NO_UPPER
                 etc = cells - played >= (_ETC_REVISIT_MIN_EMPTY if revisit else _ETC_ALWAYS_MIN_EMPTY)
                 lower = max(lower, known_lower)
@@ -182,7 +186,10 @@ def solve_bits(current: np.uint64, mask: np.uint64, moves: int, width: int, heig
                 base = sp * width
                 count = 0
                 cutoff = -cells - 1
-
+                for col in range(width):  # start loading every child's entry now, so their misses overlap
+                    move = playable & column_masks[col]
+                    if move != ZERO:
+                        prefetch(entries, (cur ^ msk) + (msk | move), key_bits)
                 for i in range(width):
                     col = order[i]
                     move = playable & column_masks[col]
@@ -191,7 +198,7 @@ def solve_bits(current: np.uint64, mask: np.uint64, moves: int, width: int, heig
                     if etc:
                         # Enhanced transposition cut-off: a child already known to be bad enough for the
                         # opponent ends this node before anything is searched.
-                        child_upper = probe(entries, generation, (cur ^ msk) + (msk | move))[1]
+                        child_upper = probe(entries, generation, (cur ^ msk) + (msk | move), key_bits)[1]
                         if -child_upper >= s_beta[sp]:
                             cutoff = -child_upper
                             break
@@ -210,7 +217,7 @@ def solve_bits(current: np.uint64, mask: np.uint64, moves: int, width: int, heig
                     s_columns[j] = col
                     count += 1
                 if cutoff >= s_beta[sp]:
-                    store(entries, generation, key, cutoff, NO_UPPER, -1, played)
+                    store(entries, generation, key, key_bits, cutoff, NO_UPPER, -1, played)
                     result = cutoff
                     mode = _RETURN
                     continue
@@ -233,7 +240,7 @@ def solve_bits(current: np.uint64, mask: np.uint64, moves: int, width: int, heig
                     mode = _ENTER
                 else:
                     result = s_best[sp]  # every move failed low: an upper bound
-                    store(entries, generation, s_key[sp], NO_LOWER, result, -1, moves + sp)
+                    store(entries, generation, s_key[sp], key_bits, NO_LOWER, result, -1, moves + sp)
                     mode = _RETURN
             else:
                 if sp == 0:
@@ -242,7 +249,7 @@ def solve_bits(current: np.uint64, mask: np.uint64, moves: int, width: int, heig
                 score = -result
                 col = s_columns[sp * width + s_index[sp] - 1]
                 if score >= s_beta[sp]:
-                    store(entries, generation, s_key[sp], score, NO_UPPER, col, moves + sp)
+                    store(entries, generation, s_key[sp], key_bits, score, NO_UPPER, col, moves + sp)
                     result = score
                     continue
                 if score > s_best[sp]:
