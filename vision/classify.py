@@ -7,7 +7,9 @@ the board shows as a crescent and covers some sectors only). The best legal boar
 (gravity, disc counts) is found exactly (vision.gravity); the hypothesis whose board explains the frame
 best wins, with a prior that disc colours are saturated. Background seen through empty holes can be as
 uniform as a disc, but it cannot sit under empty cells nor unbalance the counts, so it loses.
-With colours from calibration there is one hypothesis only.
+With colours from calibration there is one hypothesis only. Then the colours seen through the holes the
+board leaves empty (the room behind it) compete with the disc colours for every pixel in a second reading,
+so a background of nearly a disc's colour (wood behind yellow discs) stops passing for discs.
 """
 
 from __future__ import annotations
@@ -24,6 +26,11 @@ CLUSTER_RADIUS = 12.0
 MAX_CANDIDATES = 8
 MATCH_RADIUS = 16.0
 SHADING_RANGE = (0.92, 1.08)
+# A background colour seen through the empty holes competes with the disc colours unless it is a disc colour
+# under some light within SHADOW_RANGE, to within SHADE_MATCH_RADIUS (measured on the photos: a disc's own
+# shade 3, wood behind yellow discs 6 to 10; any radius from 3.5 to 6.5 reads them the same).
+SHADOW_RANGE = (0.5, 1.5)
+SHADE_MATCH_RADIUS = 5.0
 SPARED_SECTORS = 2
 COVERAGE_THRESHOLD = 0.5
 COVERAGE_GAIN = 12.0
@@ -84,14 +91,16 @@ def colour_distances(samples: HoleSamples, colours: tuple[np.ndarray, ...]) -> n
     return shaded_distances(samples.pixels, np.asarray(colours).reshape(-1, 3), SHADING_RANGE)
 
 
-def coverage(distances: np.ndarray, sector: np.ndarray) -> np.ndarray:
-    """(holes, colours): how fully each colour covers each hole's ring, sector by sector (`sector` ascending).
+def coverage(distances: np.ndarray, sector: np.ndarray, count: int) -> np.ndarray:
+    """(holes, count): how fully each of the first `count` colours covers each hole's ring, sector by sector.
 
-    A ring pixel counts for the nearest colour when it is within MATCH_RADIUS. The two worst sectors
-    are spared (the hole wall's shadow at an angle, a highlight); the next two decide, so a crescent
-    covering half the ring scores near zero and a disc in its slot near one.
+    `distances` (holes, ring pixels, k >= count) may also hold background colours after the disc colours:
+    a ring pixel counts for a disc colour when that colour is the nearest of all and within MATCH_RADIUS.
+    The two worst sectors are spared (the hole wall's shadow at an angle, a highlight); the next two
+    decide, so a crescent covering half the ring scores near zero and a disc in its slot near one.
+    `sector` is ascending.
     """
-    holes, _, count = distances.shape
+    holes = distances.shape[0]
     if count == 0:
         return np.zeros((holes, 0))
     nearest = distances.argmin(axis=2)
@@ -110,10 +119,13 @@ def _dullness_cost(colour: np.ndarray) -> float:
 
 
 def _cell_scores(samples: HoleSamples, colours: tuple[np.ndarray, ...], distances: np.ndarray) -> np.ndarray:
-    """(2, rows, cols) log-odds of a disc of colour 1 / 2 against an empty hole (very low for absent colours)."""
+    """(2, rows, cols) log-odds of a disc of colour 1 / 2 against an empty hole (very low for absent colours).
+
+    `distances` holds the disc colours first, then any background colours that compete for the pixels.
+    """
     rows, cols = samples.shape
     scores = np.full((2, rows, cols), -1e6)
-    covered = coverage(distances, samples.sector)
+    covered = coverage(distances, samples.sector, len(colours))
     for index, colour in enumerate(colours):
         margin = covered[:, index] - COVERAGE_THRESHOLD
         gain = np.where(margin > 0, COVERAGE_GAIN, MISSING_COVERAGE_GAIN) * margin - _dullness_cost(colour)
@@ -182,17 +194,50 @@ def _confidence(cell_scores: np.ndarray, grid: np.ndarray) -> np.ndarray:
     return chosen / weights.sum(axis=0)
 
 
+def background_colours(samples: HoleSamples, grid: np.ndarray, colours: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
+    """The colours seen through the holes a board leaves empty (the room behind it), other than the discs' own.
+
+    A wooden table or a beige curtain behind the board can be nearly a disc's colour; learnt from the empty
+    holes, it competes for every ring pixel, so what is nearer to it than to the disc colour stops counting
+    as disc. A cluster that is a disc colour under any light (a loose disc in the shade behind the board,
+    a disc's own shadowed side) is that colour and is left out: colour cannot tell the two apart.
+    """
+    empty = np.median(samples.pixels[grid.ravel() == 0], axis=1)
+    if len(empty) == 0 or not colours:
+        return ()
+    clusters = candidate_colours(empty, samples.face)
+    if not clusters:
+        return ()
+    shade_distance = shaded_distances(np.asarray(clusters), np.asarray(colours), SHADOW_RANGE).min(axis=1)
+    return tuple(colour for colour, distance in zip(clusters, shade_distance) if distance >= SHADE_MATCH_RADIUS)
+
+
+def _with_background(samples: HoleSamples, outcome: _Outcome, imbalance_cost: float) -> _Outcome:
+    """Read the board again with the background colours of a first reading competing against the disc colours."""
+    background = background_colours(samples, outcome.grid, outcome.colours)
+    if not background:
+        return outcome
+    distances = colour_distances(samples, outcome.colours + background)
+    return _evaluate(outcome.colours, _cell_scores(samples, outcome.colours, distances), imbalance_cost)
+
+
 def classify(samples: HoleSamples, reference_colours: tuple[np.ndarray, ...] | None = None) -> Classification:
-    """Label every hole empty / colour 1 / colour 2; learn the colours unless calibration gives them."""
+    """Label every hole empty / colour 1 / colour 2; learn the colours unless calibration gives them.
+
+    A first reading decides which holes are empty; what those show (the room behind the board) then
+    competes with the disc colours in a second reading.
+    """
     if reference_colours is not None:
         colours = tuple(reference_colours)
         outcome = _evaluate(colours, _cell_scores(samples, colours, colour_distances(samples, colours)), FREE_COUNTS)
+        outcome = _with_background(samples, outcome, FREE_COUNTS)
     else:
         outcome = _best_hypothesis(samples)
         if outcome.colours:
             colours = _refit_colours(samples, outcome)
             refitted = _evaluate(colours, _cell_scores(samples, colours, colour_distances(samples, colours)))
-            outcome = _order_by_count(refitted if refitted.score >= outcome.score else outcome)
+            outcome = refitted if refitted.score >= outcome.score else outcome
+            outcome = _order_by_count(_with_background(samples, outcome, IMBALANCE_COST))
     problems = []
     imbalance = count_problem(outcome.grid)
     if imbalance:
