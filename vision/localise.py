@@ -4,8 +4,8 @@ The board face is one colour (any colour) with round holes; whatever fills a hol
 behind) differs from the face. So: quantise the frame's colours, and in the mask of each colour take
 the enclosed, roundish gaps as hole candidates. The board is the colour whose gaps form a lattice of
 rows x cols: neighbour vectors give the row and column directions, a lattice is grown from a central
-hole with a homography refitted as it grows, and the rows x cols window with the most holes (and the
-most board face around its holes) is the board. Calibrated corners are refined the same way with the
+hole with a homography refitted as it grows, and the rows x cols window with the most holes (found, or
+a centre that contrasts with the face around it) and the most board face around them is the board. Calibrated corners are refined the same way with the
 face colour measured between the predicted holes.
 """
 
@@ -32,6 +32,8 @@ SNAP_TOLERANCE = 0.28
 MIN_LATTICE_HOLES = 8
 FACE_MATCH_DISTANCE = 22.0
 FACE_SHADING_RANGE = (0.5, 1.3)
+# Weighted-Lab distance beyond which a hole's centre differs from the face around it (a covered board: about 0).
+HOLE_CONTRAST = 12.0
 REFINE_MATCH_PITCH = 0.3
 REFINE_MIN_OFFSET_PITCH = 0.1
 REFINE_GAIN = 0.6
@@ -160,10 +162,30 @@ def _face_support(face_mask: np.ndarray, homography: np.ndarray, cells: np.ndarr
     return hits.mean(axis=1)
 
 
+def _contrasting_holes(lab: np.ndarray, homography: np.ndarray, cells: np.ndarray) -> np.ndarray:
+    """For lattice cells, whether the centre differs in colour from the four gaps around it: a hole shows a
+    disc or the room behind, never the face around it, so a window reaching past the board (the face's
+    margin, a backdrop the face mask took in its shading) has cells that fail this."""
+    offsets = np.array([[0.0, 0.0], [-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]])
+    probes = project(homography, (cells[:, None, :] + offsets[None]).reshape(-1, 2)).reshape(len(cells), 5, 2)
+    height, width = lab.shape[:2]
+    x = np.clip(np.rint(probes[..., 0]).astype(int), 0, width - 1)
+    y = np.clip(np.rint(probes[..., 1]).astype(int), 0, height - 1)
+    colours = lab[y, x]
+    around = np.median(colours[:, 1:], axis=1)
+    return np.linalg.norm(colours[:, 0] - around, axis=1) > HOLE_CONTRAST
+
+
 def _best_window(
-    assigned: dict[tuple[int, int], int], shape: tuple[int, int], homography: np.ndarray, face_mask: np.ndarray
+    assigned: dict[tuple[int, int], int], shape: tuple[int, int], homography: np.ndarray, face_mask: np.ndarray,
+    lab: np.ndarray,
 ) -> tuple[int, int, float]:
-    """Offset (column, row) of the rows x cols window with the most holes and face support, and its score."""
+    """Offset (column, row) of the rows x cols window with the most holes and face support, and its score.
+
+    A cell counts as a hole when the lattice found one there or its centre contrasts with the face around
+    it: holes whose content the face mask took in (a dark room behind, seen as the face in shadow) still
+    count, and the window does not slide off the board where no hole was found.
+    """
     rows, cols = shape
     cells = np.array(list(assigned))
     low, high = cells.min(axis=0), cells.max(axis=0)
@@ -173,7 +195,8 @@ def _best_window(
     for column in range(column_offsets[0], column_offsets[1] + 1):
         for row in range(row_offsets[0], row_offsets[1] + 1):
             grid = grid_points((rows, cols)).reshape(-1, 2).astype(int) + (column, row)
-            holes = sum((int(c), int(r)) in assigned for c, r in grid)
+            contrasting = _contrasting_holes(lab, homography, grid.astype(np.float64))
+            holes = sum((int(c), int(r)) in assigned or seen for (c, r), seen in zip(grid, contrasting))
             support = float(_face_support(face_mask, homography, grid.astype(np.float64)).mean())
             score = holes + rows * cols * 0.5 * support
             if best is None or score > best[2]:
@@ -182,7 +205,7 @@ def _best_window(
 
 
 def _lattice_corners(
-    points: np.ndarray, face_mask: np.ndarray, shape: tuple[int, int]
+    points: np.ndarray, face_mask: np.ndarray, lab: np.ndarray, shape: tuple[int, int]
 ) -> tuple[np.ndarray, int, float] | None:
     """Corners (4, 2) of the best rows x cols lattice among the points, the holes it explains, and a score."""
     if len(points) < MIN_LATTICE_HOLES:
@@ -195,7 +218,7 @@ def _lattice_corners(
     homography, inliers = cv2.findHomography(cells, matched, cv2.RANSAC, 0.15 * _median_step(cells, matched))
     if homography is None:
         return None
-    column, row, score = _best_window(assigned, shape, homography, face_mask)
+    column, row, score = _best_window(assigned, shape, homography, face_mask, lab)
     rows, cols = shape
     inside = [(c, r) for c, r in assigned if column <= c < column + cols and row <= r < row + rows]
     if len(inside) >= MIN_LATTICE_HOLES:
@@ -243,7 +266,7 @@ def locate_board(image: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
     best = None
     for mask in _face_masks(lab):
         centres, _ = hole_candidates(mask)
-        found = _lattice_corners(centres, mask, shape)
+        found = _lattice_corners(centres, mask, lab, shape)
         if found is not None and (best is None or found[2] > best[2]):
             best = found
     if best is None or best[1] < MIN_LATTICE_HOLES:
