@@ -26,11 +26,10 @@ CLUSTER_RADIUS = 12.0
 MAX_CANDIDATES = 8
 MATCH_RADIUS = 16.0
 SHADING_RANGE = (0.92, 1.08)
-# A background colour seen through the empty holes competes with the disc colours unless it is a disc colour
-# under some light within SHADOW_RANGE, to within SHADE_MATCH_RADIUS (measured on the photos: a disc's own
-# shade 3, wood behind yellow discs 6 to 10; any radius from 3.5 to 6.5 reads them the same).
+# Every shade a disc colour can take under the light of a room: a background colour wins a ring pixel only
+# when no shade in this range explains the pixel as well.
 SHADOW_RANGE = (0.5, 1.5)
-SHADE_MATCH_RADIUS = 5.0
+BACKGROUND_ROUNDS = 3
 SPARED_SECTORS = 2
 COVERAGE_THRESHOLD = 0.5
 COVERAGE_GAIN = 12.0
@@ -91,20 +90,21 @@ def colour_distances(samples: HoleSamples, colours: tuple[np.ndarray, ...]) -> n
     return shaded_distances(samples.pixels, np.asarray(colours).reshape(-1, 3), SHADING_RANGE)
 
 
-def coverage(distances: np.ndarray, sector: np.ndarray, count: int) -> np.ndarray:
-    """(holes, count): how fully each of the first `count` colours covers each hole's ring, sector by sector.
+def coverage(distances: np.ndarray, sector: np.ndarray, claimed: np.ndarray | None = None) -> np.ndarray:
+    """(holes, colours): how fully each colour covers each hole's ring, sector by sector (`sector` ascending).
 
-    `distances` (holes, ring pixels, k >= count) may also hold background colours after the disc colours:
-    a ring pixel counts for a disc colour when that colour is the nearest of all and within MATCH_RADIUS.
-    The two worst sectors are spared (the hole wall's shadow at an angle, a highlight); the next two
-    decide, so a crescent covering half the ring scores near zero and a disc in its slot near one.
-    `sector` is ascending.
+    A ring pixel counts for the nearest colour when it is within MATCH_RADIUS and not `claimed` (holes,
+    ring pixels) by the background. The two worst sectors are spared (the hole wall's shadow at an angle,
+    a highlight); the next two decide, so a crescent covering half the ring scores near zero and a disc in
+    its slot near one.
     """
-    holes = distances.shape[0]
+    holes, _, count = distances.shape
     if count == 0:
         return np.zeros((holes, 0))
     nearest = distances.argmin(axis=2)
     matched = distances.min(axis=2) < MATCH_RADIUS
+    if claimed is not None:
+        matched &= ~claimed
     hits = (nearest[:, :, None] == np.arange(count)) & matched[:, :, None]
     starts = np.searchsorted(sector, np.arange(SECTOR_COUNT))
     sizes = np.diff(np.append(starts, len(sector)))
@@ -118,14 +118,12 @@ def _dullness_cost(colour: np.ndarray) -> float:
     return DULL_COLOUR_COST * max(0.0, 1.0 - chroma / SATURATED_CHROMA)
 
 
-def _cell_scores(samples: HoleSamples, colours: tuple[np.ndarray, ...], distances: np.ndarray) -> np.ndarray:
-    """(2, rows, cols) log-odds of a disc of colour 1 / 2 against an empty hole (very low for absent colours).
-
-    `distances` holds the disc colours first, then any background colours that compete for the pixels.
-    """
+def _cell_scores(samples: HoleSamples, colours: tuple[np.ndarray, ...], distances: np.ndarray,
+                 claimed: np.ndarray | None = None) -> np.ndarray:
+    """(2, rows, cols) log-odds of a disc of colour 1 / 2 against an empty hole (very low for absent colours)."""
     rows, cols = samples.shape
     scores = np.full((2, rows, cols), -1e6)
-    covered = coverage(distances, samples.sector, len(colours))
+    covered = coverage(distances, samples.sector, claimed)
     for index, colour in enumerate(colours):
         margin = covered[:, index] - COVERAGE_THRESHOLD
         gain = np.where(margin > 0, COVERAGE_GAIN, MISSING_COVERAGE_GAIN) * margin - _dullness_cost(colour)
@@ -194,50 +192,64 @@ def _confidence(cell_scores: np.ndarray, grid: np.ndarray) -> np.ndarray:
     return chosen / weights.sum(axis=0)
 
 
-def background_colours(samples: HoleSamples, grid: np.ndarray, colours: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
-    """The colours seen through the holes a board leaves empty (the room behind it), other than the discs' own.
+def background_colours(samples: HoleSamples, grid: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The colours seen through the holes a board leaves empty: the room behind it (clusters, the face left out).
 
     A wooden table or a beige curtain behind the board can be nearly a disc's colour; learnt from the empty
-    holes, it competes for every ring pixel, so what is nearer to it than to the disc colour stops counting
-    as disc. A cluster that is a disc colour under any light (a loose disc in the shade behind the board,
-    a disc's own shadowed side) is that colour and is left out: colour cannot tell the two apart.
+    holes, it competes for the ring pixels (background_claims), so what is nearer to it than to any shade of
+    a disc colour stops counting as disc.
     """
     empty = np.median(samples.pixels[grid.ravel() == 0], axis=1)
-    if len(empty) == 0 or not colours:
-        return ()
-    clusters = candidate_colours(empty, samples.face)
-    if not clusters:
-        return ()
-    shade_distance = shaded_distances(np.asarray(clusters), np.asarray(colours), SHADOW_RANGE).min(axis=1)
-    return tuple(colour for colour, distance in zip(clusters, shade_distance) if distance >= SHADE_MATCH_RADIUS)
+    return tuple(candidate_colours(empty, samples.face)) if len(empty) else ()
 
 
-def _with_background(samples: HoleSamples, outcome: _Outcome, imbalance_cost: float) -> _Outcome:
-    """Read the board again with the background colours of a first reading competing against the disc colours."""
-    background = background_colours(samples, outcome.grid, outcome.colours)
-    if not background:
-        return outcome
-    distances = colour_distances(samples, outcome.colours + background)
-    return _evaluate(outcome.colours, _cell_scores(samples, outcome.colours, distances), imbalance_cost)
+def background_claims(samples: HoleSamples, colours: tuple[np.ndarray, ...], background: tuple[np.ndarray, ...]) -> np.ndarray:
+    """(holes, ring pixels): the pixels a background colour explains better than any light on a disc colour does.
+
+    The disc colours are given every shade in SHADOW_RANGE here, so a disc's own shadowed side stays the
+    disc's however near a background it comes; what no light makes of a disc colour (wood is a duller
+    yellow at the same lightness) goes to the background.
+    """
+    disc = shaded_distances(samples.pixels, np.asarray(colours), SHADOW_RANGE).min(axis=-1)
+    return colour_distances(samples, background).min(axis=-1) < disc
+
+
+def _with_background(samples: HoleSamples, outcome: _Outcome, imbalance_cost: float, learn_colours: bool) -> _Outcome:
+    """Read the board again with the room seen through its empty holes competing against the disc colours.
+
+    Alternates, as k-means does, between the board and what it implies (the background from its empty
+    holes and, when `learn_colours`, the disc colours from its discs), until the board stays the same.
+    """
+    for _ in range(BACKGROUND_ROUNDS):
+        background = background_colours(samples, outcome.grid)
+        if not background or not outcome.colours:
+            return outcome
+        colours = _refit_colours(samples, outcome) if learn_colours else outcome.colours
+        claimed = background_claims(samples, colours, background)
+        cell_scores = _cell_scores(samples, colours, colour_distances(samples, colours), claimed)
+        previous, outcome = outcome, _evaluate(colours, cell_scores, imbalance_cost)
+        if np.array_equal(previous.grid, outcome.grid):
+            break
+    return outcome
 
 
 def classify(samples: HoleSamples, reference_colours: tuple[np.ndarray, ...] | None = None) -> Classification:
     """Label every hole empty / colour 1 / colour 2; learn the colours unless calibration gives them.
 
     A first reading decides which holes are empty; what those show (the room behind the board) then
-    competes with the disc colours in a second reading.
+    competes with the disc colours in the readings that follow.
     """
     if reference_colours is not None:
         colours = tuple(reference_colours)
         outcome = _evaluate(colours, _cell_scores(samples, colours, colour_distances(samples, colours)), FREE_COUNTS)
-        outcome = _with_background(samples, outcome, FREE_COUNTS)
+        outcome = _with_background(samples, outcome, FREE_COUNTS, learn_colours=False)
     else:
         outcome = _best_hypothesis(samples)
         if outcome.colours:
             colours = _refit_colours(samples, outcome)
             refitted = _evaluate(colours, _cell_scores(samples, colours, colour_distances(samples, colours)))
             outcome = refitted if refitted.score >= outcome.score else outcome
-            outcome = _order_by_count(_with_background(samples, outcome, IMBALANCE_COST))
+            outcome = _order_by_count(_with_background(samples, outcome, IMBALANCE_COST, learn_colours=True))
     problems = []
     imbalance = count_problem(outcome.grid)
     if imbalance:

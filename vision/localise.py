@@ -18,6 +18,7 @@ import numpy as np
 
 from vision.geometry import grid_corners, grid_points, grid_to_image_homography, hole_pitch_px, project
 from vision.hole_samples import shaded_distances
+from vision.rims import rim_centres
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +38,7 @@ HOLE_CONTRAST = 12.0
 REFINE_MATCH_PITCH = 0.3
 REFINE_MIN_OFFSET_PITCH = 0.1
 REFINE_GAIN = 0.6
+RIM_FIT_TOLERANCE_PITCH = 0.05
 
 
 class BoardNotFoundError(RuntimeError):
@@ -273,8 +275,22 @@ def locate_board(image: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
         raise BoardNotFoundError(
             f"no {shape[0]}x{shape[1]} board found: check that the whole board is in view and well lit"
         )
-    corners = best[0] / scale
-    return refine_corners(image, corners, shape, trusted=False)
+    corners = refine_corners(image, best[0] / scale, shape, trusted=False)
+    return fit_to_rims(image, corners, shape)
+
+
+def fit_to_rims(image: np.ndarray, corners_px: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """Corners of the lattice that best fits the holes' rims (vision.rims); unchanged when too few rims are found."""
+    work, scale = _work_image(image)
+    corners = corners_px * scale
+    homography = grid_to_image_homography(corners, shape)
+    cells, centres = rim_centres(_weighted_lab(work), homography, shape)
+    if len(cells) < MIN_LATTICE_HOLES:
+        return corners_px
+    fitted, _ = cv2.findHomography(cells, centres, cv2.RANSAC, RIM_FIT_TOLERANCE_PITCH * hole_pitch_px(corners, shape))
+    if fitted is None:
+        return corners_px
+    return project(fitted, grid_corners(shape)) / scale
 
 
 def refine_corners(image: np.ndarray, corners_px: np.ndarray, shape: tuple[int, int], trusted: bool = True) -> np.ndarray:

@@ -1,0 +1,79 @@
+"""Hole centres from their rims: a circle fitted, all round, to where the board face ends around each hole.
+
+A hole's outline in a face-colour mask is lopsided: light from above shows the lower inner wall in the face's
+own colour and hides the upper one in shadow, so the mask's hole loses its bottom and its centroid sits high
+(up to 0.05 pitch on the photos). The rim itself is where the flat face ends, at the same distance from
+the centre all round. So, in grid units (where holes are circles whatever the perspective), rays go from
+half a pitch out (the face between holes) inwards, and the first sample that is not the face around that
+hole (its own median face colour, so uneven light does not matter) is a rim point; a circle is fitted to
+each hole's rim points, trimming the rays that strayed (a disc edge, a highlight), and the circles' centres
+are the holes' centres.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.geometry import grid_points, project
+
+RAY_COUNT = 32
+RAY_RADII_PITCH = np.arange(0.5, 0.15, -0.01)
+# Weighted-Lab distance from the local face colour that ends the face (measured: 9 finds the thin dark line
+# between the face and a lit inner wall; from 9 to 12 every photo's holes move by under 0.01 pitch).
+RIM_CONTRAST = 9.0
+MIN_RIM_RAYS = 0.6
+TRIM_FACTOR = 2.5
+TRIM_ROUNDS = 3
+FACE_PROBES = np.array([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5], [0, -0.5], [0, 0.5], [-0.5, 0], [0.5, 0]])
+
+
+def _sample(lab: np.ndarray, points_px: np.ndarray) -> np.ndarray:
+    """Bilinear samples of the image at (n, m, 2) points, (n, m, 3)."""
+    n, m = points_px.shape[:2]
+    maps = points_px.astype(np.float32)
+    return cv2.remap(lab, maps[..., 0], maps[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).reshape(n, m, 3)
+
+
+def _fit_circles(points: np.ndarray, use: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Least-squares circles (algebraic fit) through each row of points (h, n, 2) where `use`; centres and radii."""
+    x, y = points[..., 0], points[..., 1]
+    design = np.stack([x, y, np.ones_like(x)], axis=-1) * use[..., None]
+    target = -(x * x + y * y) * use
+    normal = np.einsum("hni,hnj->hij", design, design) + 1e-9 * np.eye(3)
+    a, b, c = np.linalg.solve(normal, np.einsum("hni,hn->hi", design, target)[..., None])[..., 0].T
+    centres = np.stack([-a / 2, -b / 2], axis=-1)
+    radii = np.sqrt(np.maximum((centres**2).sum(axis=-1) - c, 1e-12))
+    return centres, radii
+
+
+def rim_centres(lab: np.ndarray, homography: np.ndarray, shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Grid cells (n, 2) whose rim was found and their centres in the image (n, 2) px.
+
+    `homography` maps grid coordinates (column, row_from_top) to the image and must put every hole within
+    about 0.15 pitch of its centre; `lab` is the weighted-Lab image it maps into.
+    """
+    cells = grid_points(shape).reshape(-1, 2)
+    holes = len(cells)
+    face_points = project(homography, cells[:, None, :] + FACE_PROBES[None])
+    face = np.median(_sample(lab, face_points), axis=1)
+    angles = np.arange(RAY_COUNT) * 2 * np.pi / RAY_COUNT
+    directions = np.stack([np.cos(angles), np.sin(angles)], axis=-1)
+    ray_points = cells[:, None, None, :] + RAY_RADII_PITCH[None, None, :, None] * directions[None, :, None, :]
+    samples = _sample(lab, project(homography, ray_points.reshape(holes * RAY_COUNT, -1, 2)))
+    distance = np.linalg.norm(samples.reshape(holes, RAY_COUNT, -1, 3) - face[:, None, None], axis=-1)
+    beyond_face = distance > RIM_CONTRAST
+    first = beyond_face.argmax(axis=2)
+    use = beyond_face.any(axis=2) & (first > 0)
+    rim = cells[:, None, :] + RAY_RADII_PITCH[first][..., None] * directions[None]
+    step = RAY_RADII_PITCH[0] - RAY_RADII_PITCH[1]
+    for _ in range(TRIM_ROUNDS):
+        centres, radii = _fit_circles(rim, use)
+        residual = np.abs(np.linalg.norm(rim - centres[:, None], axis=-1) - radii[:, None])
+        ordered = np.sort(np.where(use, residual, np.inf), axis=1)
+        middle = np.maximum(use.sum(axis=1) - 1, 0) // 2
+        typical = np.minimum(ordered[np.arange(holes), middle], 1.0)
+        use &= residual <= np.maximum(TRIM_FACTOR * typical[:, None], step)
+    found = use.sum(axis=1) >= MIN_RIM_RAYS * RAY_COUNT
+    centres, _ = _fit_circles(rim, use)
+    return cells[found], project(homography, centres[found])
