@@ -91,7 +91,7 @@ def colour_distances(samples: HoleSamples, colours: tuple[np.ndarray, ...]) -> n
 
 
 def coverage(distances: np.ndarray, sector: np.ndarray, claimed: np.ndarray | None = None) -> np.ndarray:
-    """(holes, colours): how fully each colour covers each hole's ring, sector by sector (`sector` ascending).
+    """(holes, colours): how fully each colour covers each hole's ring, sector by sector (`sector` of each pixel).
 
     A ring pixel counts for the nearest colour when it is within MATCH_RADIUS and not `claimed` (holes,
     ring pixels) by the background. The two worst sectors are spared (the hole wall's shadow at an angle,
@@ -105,11 +105,10 @@ def coverage(distances: np.ndarray, sector: np.ndarray, claimed: np.ndarray | No
     matched = distances.min(axis=2) < MATCH_RADIUS
     if claimed is not None:
         matched &= ~claimed
-    hits = (nearest[:, :, None] == np.arange(count)) & matched[:, :, None]
-    starts = np.searchsorted(sector, np.arange(SECTOR_COUNT))
-    sizes = np.diff(np.append(starts, len(sector)))
-    per_sector = np.add.reduceat(hits, starts, axis=1) / sizes[None, :, None]
-    return np.sort(per_sector, axis=1)[:, SPARED_SECTORS : SPARED_SECTORS + 2].mean(axis=1)
+    hits = ((nearest[:, None, :] == np.arange(count)[:, None]) & matched[:, None, :]).astype(np.float32)
+    in_sector = (sector[:, None] == np.arange(SECTOR_COUNT)).astype(np.float32)
+    per_sector = hits @ (in_sector / np.maximum(in_sector.sum(axis=0), 1.0))
+    return np.sort(per_sector, axis=2)[:, :, SPARED_SECTORS : SPARED_SECTORS + 2].mean(axis=2)
 
 
 def _dullness_cost(colour: np.ndarray) -> float:

@@ -69,11 +69,13 @@ def shaded_distances(pixels: np.ndarray, colours: np.ndarray, shading_range: tup
     it best. Greys and other hues stay far from a vivid colour whatever the light.
     """
     offset = np.array([16.0 * LIGHTNESS_WEIGHT, 0.0, 0.0], dtype=np.float32)
-    shifted = (pixels + offset).astype(np.float32)[..., None, :]
-    references = (np.asarray(colours, dtype=np.float32) + offset).reshape((1,) * (pixels.ndim - 1) + (-1, 3))
-    factor = (shifted * references).sum(axis=-1) / np.maximum((references * references).sum(axis=-1), 1e-6)
-    factor = np.clip(factor, *shading_range)
-    return np.linalg.norm(shifted - factor[..., None] * references, axis=-1)
+    shifted = (np.asarray(pixels, dtype=np.float32) + offset).reshape(-1, 3)
+    references = np.asarray(colours, dtype=np.float32).reshape(-1, 3) + offset
+    dot = shifted @ references.T
+    reference_norms = np.maximum((references * references).sum(axis=1), 1e-6)
+    factor = np.clip(dot / reference_norms, *shading_range)
+    squared = (shifted * shifted).sum(axis=1)[:, None] - 2 * factor * dot + factor * factor * reference_norms
+    return np.sqrt(np.maximum(squared, 0.0)).reshape(*np.shape(pixels)[:-1], len(references))
 
 
 def from_weighted_lab_to_bgr(weighted_lab: np.ndarray) -> np.ndarray:

@@ -308,19 +308,18 @@ def refine_corners(image: np.ndarray, corners_px: np.ndarray, shape: tuple[int, 
     corners = corners_px * scale
     homography = grid_to_image_homography(corners, shape)
     pitch = hole_pitch_px(corners, shape)
-    lab = _weighted_lab(work)
     rows, cols = shape
-    gaps = grid_points((rows + 1, cols + 1)).reshape(-1, 2) - 0.5
-    probes = np.rint(project(homography, gaps)).astype(int)
-    height, width = lab.shape[:2]
-    keep = (probes[:, 0] >= 0) & (probes[:, 0] < width) & (probes[:, 1] >= 0) & (probes[:, 1] < height)
-    if keep.sum() < 4:
-        return corners_px
-    face = np.median(lab[probes[keep, 1], probes[keep, 0]], axis=0)
     margin = int(pitch)
     x0, y0 = np.maximum(np.floor(corners.min(axis=0)).astype(int) - margin, 0)
     x1, y1 = np.ceil(corners.max(axis=0)).astype(int) + margin
-    region = lab[y0:y1, x0:x1]
+    region = _weighted_lab(work[y0:y1, x0:x1])
+    gaps = grid_points((rows + 1, cols + 1)).reshape(-1, 2) - 0.5
+    probes = np.rint(project(homography, gaps)).astype(int) - (x0, y0)
+    height, width = region.shape[:2]
+    keep = (probes[:, 0] >= 0) & (probes[:, 0] < width) & (probes[:, 1] >= 0) & (probes[:, 1] < height)
+    if keep.sum() < 4:
+        return corners_px
+    face = np.median(region[probes[keep, 1], probes[keep, 0]], axis=0)
     mask = (np.linalg.norm(region - face, axis=2) < FACE_MATCH_DISTANCE).astype(np.uint8)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     centres, _ = hole_candidates(mask)
