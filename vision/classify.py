@@ -6,10 +6,12 @@ colour c when c covers all sectors of its ring (a disc in its slot fills the hol
 the board shows as a crescent and covers some sectors only). The best legal board under each hypothesis
 (gravity, disc counts) is found exactly (vision.gravity); the hypothesis whose board explains the frame
 best wins, with a prior that disc colours are saturated. Background seen through empty holes can be as
-uniform as a disc, but it cannot sit under empty cells nor unbalance the counts, so it loses.
-With colours from calibration there is one hypothesis only. Then the colours seen through the holes the
-board leaves empty (the room behind it) compete with the disc colours for every pixel in a second reading,
-so a background of nearly a disc's colour (wood behind yellow discs) stops passing for discs.
+uniform as a disc, but it cannot sit under empty cells nor unbalance the counts, so it loses. Under a
+hypothesis the other clusters stand for the room behind the board: a ring pixel that one of them explains
+better than any shade of the hypothesis' colours is not disc, so wood of nearly the yellow discs' colour
+neither passes for discs nor drags the true pair down. With colours from calibration there is one
+hypothesis only. Then, in turn until the board holds, the colours seen through the holes the board leaves
+empty (the room behind it) compete with the disc colours, and the disc colours are re-learnt from the discs.
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ SHADING_RANGE = (0.92, 1.08)
 # Every shade a disc colour can take under the light of a room: a background colour wins a ring pixel only
 # when no shade in this range explains the pixel as well.
 SHADOW_RANGE = (0.5, 1.5)
+# A colour within this of some shade of a disc colour is that disc colour (in shadow, in brighter light), never
+# a background; measured on the photos and renders: a disc's shade 0.2 to 3, wood behind yellow discs 6 to 10.
+SHADE_MATCH_RADIUS = 4.5
 BACKGROUND_ROUNDS = 3
 SPARED_SECTORS = 2
 COVERAGE_THRESHOLD = 0.5
@@ -147,16 +152,25 @@ def _evaluate(colours: tuple[np.ndarray, ...], cell_scores: np.ndarray,
 def _best_hypothesis(samples: HoleSamples) -> _Outcome:
     """Try every pair of candidate colours (and single colours, and none); keep the best legal explanation.
 
+    Under each hypothesis the other candidates (but shades of its colours) are what is behind the board: they claim the ring pixels
+    they explain better than any shade of the hypothesis' colours (as in background_claims), so a room of
+    nearly a disc's colour seen through every empty hole does not count against the true pair.
     A hypothesis whose unconstrained score (every cell at its best, ignoring gravity) cannot beat the
     best so far is skipped without solving its board.
     """
     candidates = candidate_colours(np.median(samples.pixels, axis=1), samples.face)
     distances = colour_distances(samples, tuple(candidates)) if candidates else np.zeros((*samples.pixels.shape[:2], 0))
+    shaded = shaded_distances(samples.pixels, np.asarray(candidates), SHADOW_RANGE) if candidates else distances
+    is_shade = _shades_of(candidates, candidates) if candidates else np.zeros((0, 0), dtype=bool)
     hypotheses = [()] + [(i,) for i in range(len(candidates))] + list(itertools.combinations(range(len(candidates)), 2))
     scored = []
     for indices in hypotheses:
         colours = tuple(candidates[i] for i in indices)
-        cell_scores = _cell_scores(samples, colours, distances[:, :, list(indices)])
+        others = [i for i in range(len(candidates)) if i not in indices and not is_shade[i, list(indices)].any()]
+        claimed = None
+        if indices and others:
+            claimed = distances[:, :, others].min(axis=2) < shaded[:, :, list(indices)].min(axis=2)
+        cell_scores = _cell_scores(samples, colours, distances[:, :, list(indices)], claimed)
         bound = float(np.maximum(cell_scores.max(axis=0), 0.0).sum()) - COLOUR_COST * len(colours)
         scored.append((bound, colours, cell_scores))
     scored.sort(key=lambda item: -item[0])
@@ -191,15 +205,24 @@ def _confidence(cell_scores: np.ndarray, grid: np.ndarray) -> np.ndarray:
     return chosen / weights.sum(axis=0)
 
 
-def background_colours(samples: HoleSamples, grid: np.ndarray) -> tuple[np.ndarray, ...]:
-    """The colours seen through the holes a board leaves empty: the room behind it (clusters, the face left out).
+def _shades_of(colours: list[np.ndarray] | tuple[np.ndarray, ...], discs: list[np.ndarray] | tuple[np.ndarray, ...]) -> np.ndarray:
+    """(colours, discs): whether some light in SHADOW_RANGE makes the disc colour into the colour."""
+    return shaded_distances(np.asarray(colours), np.asarray(discs), SHADOW_RANGE) < SHADE_MATCH_RADIUS
+
+
+def background_colours(samples: HoleSamples, grid: np.ndarray, colours: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
+    """The colours seen through the holes a board leaves empty: the room behind it (clusters; the face and
+    shades of the disc colours, such as a loose disc in the shade behind the board, left out).
 
     A wooden table or a beige curtain behind the board can be nearly a disc's colour; learnt from the empty
     holes, it competes for the ring pixels (background_claims), so what is nearer to it than to any shade of
     a disc colour stops counting as disc.
     """
     empty = np.median(samples.pixels[grid.ravel() == 0], axis=1)
-    return tuple(candidate_colours(empty, samples.face)) if len(empty) else ()
+    clusters = candidate_colours(empty, samples.face) if len(empty) else []
+    if not clusters or not colours:
+        return ()
+    return tuple(colour for colour, shade in zip(clusters, _shades_of(clusters, colours).any(axis=1)) if not shade)
 
 
 def background_claims(samples: HoleSamples, colours: tuple[np.ndarray, ...], background: tuple[np.ndarray, ...]) -> np.ndarray:
@@ -220,8 +243,8 @@ def _with_background(samples: HoleSamples, outcome: _Outcome, imbalance_cost: fl
     holes and, when `learn_colours`, the disc colours from its discs), until the board stays the same.
     """
     for _ in range(BACKGROUND_ROUNDS):
-        background = background_colours(samples, outcome.grid)
-        if not background or not outcome.colours:
+        background = background_colours(samples, outcome.grid, outcome.colours)
+        if not background:
             return outcome
         colours = _refit_colours(samples, outcome) if learn_colours else outcome.colours
         claimed = background_claims(samples, colours, background)
@@ -245,9 +268,6 @@ def classify(samples: HoleSamples, reference_colours: tuple[np.ndarray, ...] | N
     else:
         outcome = _best_hypothesis(samples)
         if outcome.colours:
-            colours = _refit_colours(samples, outcome)
-            refitted = _evaluate(colours, _cell_scores(samples, colours, colour_distances(samples, colours)))
-            outcome = refitted if refitted.score >= outcome.score else outcome
             outcome = _order_by_count(_with_background(samples, outcome, IMBALANCE_COST, learn_colours=True))
     problems = []
     imbalance = count_problem(outcome.grid)

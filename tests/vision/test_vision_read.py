@@ -15,6 +15,8 @@ HARD_SCENES = {
     "green board, ring discs": Scene(face_bgr=(60, 160, 60), ring_discs=True, seed=4),
     "yellowish wall behind the holes": Scene(background_bgr=((90, 190, 210), (80, 170, 190)), seed=5),
     "shaded hole walls cut the view through empty holes": Scene(wall_parallax=0.05, tilt=0.05, seed=6),
+    "wood of nearly the yellow discs' colour behind the holes": Scene(
+        background_bgr=((60, 185, 225), (51, 157, 191)), tilt=0.04, noise_sigma=3.0, blur_px=1, seed=7),
 }
 
 
