@@ -83,6 +83,16 @@ def solve_bits(current: np.uint64, mask: np.uint64, moves: int, width: int, heig
     Preconditions (checked by `Solver.solve`): the game is not over, `fits_fast_path(width, height,
     connect)`, and the keys fit the table's tag (TranspositionTable.max_key_bits).
     """
+    if width == 7 and height == 6 and connect == 4:  # the standard game gets a copy compiled for its size
+        return _search(current, mask, moves, 7, 6, 4, weak, node_limit, entries, generation, unsigned, signed)
+    return _search(current, mask, moves, width, height, connect, weak, node_limit, entries, generation, unsigned,
+                   signed)
+
+
+@njit(inline="always")
+def _search(current: np.uint64, mask: np.uint64, moves: int, width: int, height: int, connect: int,
+            weak: bool, node_limit: int, entries: np.ndarray, generation: np.uint64, unsigned: np.ndarray,
+            signed: np.ndarray) -> tuple[int, int, bool]:
     cells = width * height
     key_bits = width * (height + 1)
     h1 = np.uint64(height + 1)
