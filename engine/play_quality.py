@@ -68,9 +68,11 @@ def test_set_moves(rows: list[tuple[str, int]], limit: Limit, use_book: bool, so
     return records
 
 
-def game_moves(games: int, limit: Limit, use_book: bool, think_s: float, ponder: bool, solver: Solver,
-               seed: int = 0, on_move: Callable[[MoveRecord], None] | None = None) -> list[MoveRecord]:
-    """Every robot move of `games` games against mixed opponents, from 2-ply random openings.
+def game_moves(games: int, limit: Limit, use_book: bool, think_s: float, ponder: bool, solver: Solver | None,
+               seed: int = 0, on_move: Callable[[MoveRecord], None] | None = None, opening_plies: int = 2,
+               opponent_s: float = 0.2) -> list[MoveRecord]:
+    """Every robot move of `games` games against mixed opponents (each searching `opponent_s` a move),
+    from random openings of `opening_plies` plies; judged by `solver`, or not at all when it is None.
 
     The robot plays first in even games and second in odd ones. After each robot move the opponent
     takes `think_s` seconds (its own search included) while the robot ponders, if `ponder`.
@@ -82,9 +84,9 @@ def game_moves(games: int, limit: Limit, use_book: bool, think_s: float, ponder:
     ponderer = Ponderer() if ponder else None
     try:
         for game in range(games):
-            opponent = make_player(OPPONENTS[game % len(OPPONENTS)], Limit(time=0.2))
+            opponent = make_player(OPPONENTS[game % len(OPPONENTS)], Limit(time=opponent_s))
             robot_side = 1 if game % 2 == 0 else 2
-            position = Position.from_moves(random_opening(2, rng))
+            position = Position.from_moves(random_opening(opening_plies, rng))
             game_rng = random.Random(rng.getrandbits(32))
             while not position.is_over():
                 if position.side_to_move == robot_side:
@@ -92,7 +94,8 @@ def game_moves(games: int, limit: Limit, use_book: bool, think_s: float, ponder:
                         result = ponderer.search(position, limit, level=10, use_book=use_book)
                     else:
                         result = search(position, limit, level=10, use_book=use_book)
-                    record = judge(position, result, solver)
+                    record = (judge(position, result, solver) if solver is not None
+                              else MoveRecord(result.ms, result.proven, None, None))
                     records.append(record)
                     if on_move is not None:
                         on_move(record)

@@ -64,6 +64,8 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
     bench.add_argument("--games", type=int, default=None, help="with --play: games to play")
     bench.add_argument("--no-book", action="store_true", help="with --play: without the opening book")
     bench.add_argument("--no-ponder", action="store_true", help="with --play: without pondering")
+    bench.add_argument("--budget", type=int, metavar="N", help="time N robot answers in games from the first "
+                       "move (book on, no pondering): does every answer keep the 500 ms budget?")
     _add_table_flag(bench)
     bench.set_defaults(run=run_bench)
 
@@ -176,10 +178,10 @@ def _python_call_us(solver: Solver) -> float:
 
 
 def run_bench(args: argparse.Namespace) -> int:
-    if args.play:
-        from robot.commands.player_commands import bench_play
+    if args.play or args.budget is not None:
+        from robot.commands.player_commands import bench_budget, bench_play
 
-        return bench_play(args)
+        return bench_budget(args) if args.budget is not None else bench_play(args)
     from engine import Position, Solver
 
     if args.lines < 1:

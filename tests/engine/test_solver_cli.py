@@ -64,3 +64,14 @@ def test_bench_engine_without_test_sets_fails_clearly(tmp_path: Path, capsys: py
     assert main(["bench", "engine", "--testsets", str(tmp_path / "missing")]) == 1
     assert "--testsets" in capsys.readouterr().err
     assert main(["bench", "engine", "--sets", "L9_R9"]) == 2
+
+
+def test_bench_engine_budget_times_answers_of_whole_games(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "engine", "--budget", "5"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    answers, proven, median, p99, p999, slowest, over = lines[-2].split()
+    assert int(over) <= int(answers)
+    assert int(answers) >= 5 and 0.0 <= float(proven) <= 100.0
+    assert float(median) <= float(p99) <= float(p999) <= float(slowest)
+    assert lines[-1].startswith(f"slowest answer {slowest} ms")
+    assert main(["bench", "engine", "--budget", "0"]) == 2
