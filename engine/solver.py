@@ -53,11 +53,17 @@ _ETC_ALWAYS_MIN_EMPTY = 18
 
 @dataclass(frozen=True)
 class SolveResult:
-    """An exact score (or -1/0/1 in weak mode), the nodes searched, and the wall time of the search."""
+    """An exact score (or -1/0/1 in weak mode), the nodes searched, the wall time of the search, and a
+    perfect 0-based column when the search proved one on its way (None: not named, e.g. a lost position).
+
+    The column is the move that proved the score's lower bound: in strong mode it scores exactly `score`
+    (the quickest win, the slowest loss); in weak mode it keeps the win or the draw.
+    """
 
     score: int
     nodes: int
     elapsed_s: float
+    column: int | None = None
 
 
 @njit(cache=True)
@@ -75,8 +81,9 @@ def workspace(width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
 @njit(cache=True)
 def solve_bits(current: np.uint64, mask: np.uint64, moves: int, width: int, height: int, connect: int,
                weak: bool, node_limit: int, entries: np.ndarray, generation: np.uint64, unsigned: np.ndarray,
-               signed: np.ndarray) -> tuple[int, int, bool]:
-    """(score, nodes, aborted) of a position given as bitboards; see the module docstring.
+               signed: np.ndarray) -> tuple[int, int, bool, int]:
+    """(score, nodes, aborted, perfect column or -1) of a position given as bitboards; see the module
+    docstring and SolveResult.
 
     `unsigned` and `signed` are scratch space as `workspace(width, height)` makes,
     allocated once by the caller: an allocation per call would cost more than a small search.
@@ -92,14 +99,14 @@ def solve_bits(current: np.uint64, mask: np.uint64, moves: int, width: int, heig
 @njit(inline="always")
 def _search(current: np.uint64, mask: np.uint64, moves: int, width: int, height: int, connect: int,
             weak: bool, node_limit: int, entries: np.ndarray, generation: np.uint64, unsigned: np.ndarray,
-            signed: np.ndarray) -> tuple[int, int, bool]:
+            signed: np.ndarray) -> tuple[int, int, bool, int]:
     cells = width * height
     key_bits = width * (height + 1)
     h1 = np.uint64(height + 1)
     bottom, board = board_masks(width, height)
     possible = (mask + bottom) & board
     if winning_cells(current, mask, h1, board, connect) & possible:
-        return (1 if weak else (cells + 1 - moves) // 2), 0, False
+        return (1 if weak else (cells + 1 - moves) // 2), 0, False, -1
 
     column = (ONE << np.uint64(height)) - ONE
     mover_rows = rows_mask(width, height, 0)
@@ -124,6 +131,7 @@ def _search(current: np.uint64, mask: np.uint64, moves: int, width: int, height:
     s_order = signed[width + (5 + width) * depth:width + (5 + 2 * width) * depth]
 
     nodes = 0
+    low_column = -1  # the root move behind the proven lower bound `low`
     low = -((cells - moves) // 2)
     high = (cells + 1 - moves) // 2
     if weak:
@@ -143,11 +151,12 @@ def _search(current: np.uint64, mask: np.uint64, moves: int, width: int, height:
         s_beta[0] = middle + 1
         mode = _ENTER
         result = 0
+        root_column = -1  # the root move that failed high in this probe, if one did
         while True:
             if mode == _ENTER:
                 nodes += 1
                 if nodes > node_limit:
-                    return 0, nodes, True
+                    return 0, nodes, True, -1
                 cur = s_current[sp]
                 msk = s_mask[sp]
                 played = moves + sp
@@ -186,6 +195,11 @@ def _search(current: np.uint64, mask: np.uint64, moves: int, width: int, height:
                         if has_line((cur ^ msk) | (empty & follower_rows), h1, connect):
                             upper = -1
                 if lower >= s_beta[sp]:
+                    if sp == 0:  # the move stored with the table's bound proved it; else any playable move
+                        root_column = known_column if known_lower >= s_beta[0] else -1
+                        for i in range(width):
+                            if known_lower < s_beta[0] and root_column < 0 and playable & column_masks[order[i]]:
+                                root_column = order[i]
                     result = lower
                     mode = _RETURN
                     continue
@@ -227,7 +241,9 @@ def _search(current: np.uint64, mask: np.uint64, moves: int, width: int, height:
                     s_columns[j] = col
                     count += 1
                 if cutoff >= s_beta[sp]:
-                    store(entries, generation, key, key_bits, cutoff, NO_UPPER, -1, played)
+                    if sp == 0:
+                        root_column = col
+                    store(entries, generation, key, key_bits, cutoff, NO_UPPER, col, played)
                     result = cutoff
                     mode = _RETURN
                     continue
@@ -259,6 +275,8 @@ def _search(current: np.uint64, mask: np.uint64, moves: int, width: int, height:
                 score = -result
                 col = s_columns[sp * width + s_index[sp] - 1]
                 if score >= s_beta[sp]:
+                    if sp == 0:
+                        root_column = col
                     store(entries, generation, s_key[sp], key_bits, score, NO_UPPER, col, moves + sp)
                     result = score
                     continue
@@ -272,9 +290,10 @@ def _search(current: np.uint64, mask: np.uint64, moves: int, width: int, height:
             high = result
         else:
             low = result
+            low_column = root_column
     if weak:
-        return (1 if low > 0 else (-1 if low < 0 else 0)), nodes, False
-    return low, nodes, False
+        return (1 if low > 0 else (-1 if low < 0 else 0)), nodes, False, low_column
+    return low, nodes, False, low_column
 
 
 @intrinsic
@@ -305,7 +324,7 @@ def solve_batch(currents: np.ndarray, masks: np.ndarray, moves: np.ndarray, widt
         if cold:
             generation = next_generation(entries, generation)
         started = _cycles()
-        scores[i], nodes[i], _ = solve_bits(currents[i], masks[i], moves[i], width, height, connect, weak,
+        scores[i], nodes[i], _, _ = solve_bits(currents[i], masks[i], moves[i], width, height, connect, weak,
                                             _NO_LIMIT, entries, np.uint64(generation), unsigned, signed)
         cycles[i] = _cycles() - started
     return generation
@@ -354,14 +373,14 @@ class Solver:
         current, mask = position.bitboards
         limit = _NO_LIMIT if node_limit is None else int(node_limit)
         start = time.perf_counter()
-        score, nodes, aborted = solve_bits(np.uint64(current), np.uint64(mask), position.moves_played,
+        score, nodes, aborted, column = solve_bits(np.uint64(current), np.uint64(mask), position.moves_played,
                                            position.width, position.height, position.connect, weak, limit,
                                            self.table.entries, np.uint64(self.table.generation),
                                            *self._workspace(position))
         elapsed_s = time.perf_counter() - start
         if aborted:
             return None
-        return SolveResult(int(score), int(nodes), elapsed_s)
+        return SolveResult(int(score), int(nodes), elapsed_s, int(column) if column >= 0 else None)
 
     def solve_many(self, positions: list[Position], weak: bool = False, cold: bool = False) -> list[SolveResult]:
         """Solve `positions` in one kernel call; `cold` forgets the table before each (untimed).

@@ -94,9 +94,21 @@ def test_solver_matches_brute_force(solver: Solver, size: tuple[int, int, int], 
     for moves in games:
         position = Position.from_moves(moves, *size)
         expected = brute(moves)
-        assert solver.solve(position).score == expected, moves
-        weak = solver.solve(position, weak=True).score
-        assert weak == (expected > 0) - (expected < 0), moves
+        strong = solver.solve(position)
+        assert strong.score == expected, moves
+        weak = solver.solve(position, weak=True)
+        assert weak.score == (expected > 0) - (expected < 0), moves
+        # A column the solver names is perfect: exactly the score in strong mode, the same outcome in weak.
+        # A won or drawn game that is not decided at once always gets one.
+        decided_at_once = (any(position.is_winning_move(col) for col in position.legal_moves())
+                           or position.moves_played >= size[0] * size[1] - 2)
+        for result, same in ((strong, lambda value: value == expected),
+                             (weak, lambda value: (value > 0) - (value < 0) == weak.score)):
+            if result.column is not None:
+                child = position.play(result.column)
+                assert same(0 if child.is_draw() else -brute(moves + str(result.column + 1))), moves
+            else:
+                assert expected < 0 or decided_at_once, moves
 
 
 def test_weak_mode_and_table_reuse_agree(solver: Solver) -> None:
@@ -152,8 +164,15 @@ def test_sample_of_each_test_set(shared_dir: Path, name: str, sample: int) -> No
     solver = Solver(table_size_mb=16)
     for moves, expected in read_set(shared_dir, name)[:sample]:
         position = Position.from_moves(moves)
-        assert solver.solve(position).score == expected, moves
+        strong = solver.solve(position)
+        assert strong.score == expected, moves
         assert solver.solve(position, weak=True).score == (expected > 0) - (expected < 0), moves
+        if strong.column is not None:  # the move it names is perfect
+            after = position.play(strong.column)
+            assert (-solver.solve(after).score if not after.is_over() else 0) == expected, moves
+        else:
+            assert (expected < 0 or position.moves_played >= 40
+                    or any(position.is_winning_move(col) for col in position.legal_moves())), moves
 
 
 @pytest.mark.slow
