@@ -3,7 +3,8 @@
 No fixed colour bands. The colours a hole can show are clustered; every pair of clusters (and a single
 cluster, and none) is a hypothesis for the two disc colours. Under a hypothesis a hole holds a disc of
 colour c when c covers all sectors of its ring (a disc in its slot fills the hole; a loose disc behind
-the board shows as a crescent and covers some sectors only). The best legal board under each hypothesis
+the board shows as a crescent and covers some sectors only), and its colour reaches the rim along every ray (a loose disc that covers three
+quarters of the hole leaves a crescent of the room or of the hole's inner wall: vision.hole_fill). The best legal board under each hypothesis
 (gravity, disc counts) is found exactly (vision.gravity); the hypothesis whose board explains the frame
 best wins, with a prior that disc colours are saturated. Background seen through empty holes can be as
 uniform as a disc, but it cannot sit under empty cells nor unbalance the counts, so it loses. Under a
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vision.gravity import best_legal_grid, count_problem
+from vision.hole_fill import fill_dents
 from vision.hole_samples import SECTOR_COUNT, HoleSamples, shaded_distances
 
 CLUSTER_RADIUS = 12.0
@@ -40,6 +42,10 @@ COVERAGE_THRESHOLD = 0.5
 COVERAGE_GAIN = 12.0
 MISSING_COVERAGE_GAIN = 30.0
 DISCARDED_EVIDENCE_COST = 0.5
+# A disc in its slot reaches the rim all round but for the thin front plate and the rim's shadow (measured on
+# the photos: dents of 0.02 pitch at most); a loose disc behind leaves a crescent of 0.04 pitch and more.
+DENT_TOLERANCE_PITCH = 0.02
+DENT_COST_PER_PITCH = 400.0
 COLOUR_COST = 1.0
 DULL_COLOUR_COST = 14.0
 SATURATED_CHROMA = 45.0
@@ -122,16 +128,26 @@ def _dullness_cost(colour: np.ndarray) -> float:
     return DULL_COLOUR_COST * max(0.0, 1.0 - chroma / SATURATED_CHROMA)
 
 
-def _cell_scores(samples: HoleSamples, colours: tuple[np.ndarray, ...], distances: np.ndarray,
+def _dents(samples: HoleSamples, colours: tuple[np.ndarray, ...] | list[np.ndarray]) -> np.ndarray:
+    """(holes, colours) how far short of the rim each colour stops in its holes' worst directions (vision.hole_fill)."""
+    return fill_dents(samples.rays, np.asarray(colours).reshape(-1, 3), samples.face, MATCH_RADIUS)
+
+
+def _cell_scores(samples: HoleSamples, colours: tuple[np.ndarray, ...], distances: np.ndarray, dents: np.ndarray,
                  claimed: np.ndarray | None = None) -> np.ndarray:
-    """(2, rows, cols) log-odds of a disc of colour 1 / 2 against an empty hole (very low for absent colours)."""
+    """(2, rows, cols) log-odds of a disc of colour 1 / 2 against an empty hole (very low for absent colours).
+
+    `dents` (holes, colours): a colour that stops short of the rim on one side is seen through the hole, behind
+    the board, however fully it covers the ring.
+    """
     rows, cols = samples.shape
     scores = np.full((2, rows, cols), -1e6)
     covered = coverage(distances, samples.sector, claimed)
+    crescent_cost = DENT_COST_PER_PITCH * np.maximum(dents - DENT_TOLERANCE_PITCH, 0.0)
     for index, colour in enumerate(colours):
         margin = covered[:, index] - COVERAGE_THRESHOLD
         gain = np.where(margin > 0, COVERAGE_GAIN, MISSING_COVERAGE_GAIN) * margin - _dullness_cost(colour)
-        scores[index] = gain.reshape(rows, cols)
+        scores[index] = (gain - crescent_cost[:, index]).reshape(rows, cols)
     return scores
 
 
@@ -162,6 +178,7 @@ def _best_hypothesis(samples: HoleSamples) -> _Outcome:
     distances = colour_distances(samples, tuple(candidates)) if candidates else np.zeros((*samples.pixels.shape[:2], 0))
     shaded = shaded_distances(samples.pixels, np.asarray(candidates), SHADOW_RANGE) if candidates else distances
     is_shade = _shades_of(candidates, candidates) if candidates else np.zeros((0, 0), dtype=bool)
+    dents = _dents(samples, candidates)
     hypotheses = [()] + [(i,) for i in range(len(candidates))] + list(itertools.combinations(range(len(candidates)), 2))
     scored = []
     for indices in hypotheses:
@@ -170,7 +187,7 @@ def _best_hypothesis(samples: HoleSamples) -> _Outcome:
         claimed = None
         if indices and others:
             claimed = distances[:, :, others].min(axis=2) < shaded[:, :, list(indices)].min(axis=2)
-        cell_scores = _cell_scores(samples, colours, distances[:, :, list(indices)], claimed)
+        cell_scores = _cell_scores(samples, colours, distances[:, :, list(indices)], dents[:, list(indices)], claimed)
         bound = float(np.maximum(cell_scores.max(axis=0), 0.0).sum()) - COLOUR_COST * len(colours)
         scored.append((bound, colours, cell_scores))
     scored.sort(key=lambda item: -item[0])
@@ -248,7 +265,7 @@ def _with_background(samples: HoleSamples, outcome: _Outcome, imbalance_cost: fl
             return outcome
         colours = _refit_colours(samples, outcome) if learn_colours else outcome.colours
         claimed = background_claims(samples, colours, background)
-        cell_scores = _cell_scores(samples, colours, colour_distances(samples, colours), claimed)
+        cell_scores = _cell_scores(samples, colours, colour_distances(samples, colours), _dents(samples, colours), claimed)
         previous, outcome = outcome, _evaluate(colours, cell_scores, imbalance_cost)
         if np.array_equal(previous.grid, outcome.grid):
             break
@@ -263,7 +280,8 @@ def classify(samples: HoleSamples, reference_colours: tuple[np.ndarray, ...] | N
     """
     if reference_colours is not None:
         colours = tuple(reference_colours)
-        outcome = _evaluate(colours, _cell_scores(samples, colours, colour_distances(samples, colours)), FREE_COUNTS)
+        cell_scores = _cell_scores(samples, colours, colour_distances(samples, colours), _dents(samples, colours))
+        outcome = _evaluate(colours, cell_scores, FREE_COUNTS)
         outcome = _with_background(samples, outcome, FREE_COUNTS, learn_colours=False)
     else:
         outcome = _best_hypothesis(samples)

@@ -4,6 +4,7 @@ A disc resting in its slot fills the hole face-on, right up to the rim, so every
 the same colour. What is seen through an empty hole (a wall, a table, a loose disc lying behind the
 board as a crescent) rarely does. The ring leaves out the centre so ring-shaped discs read like full ones,
 and stops short of the rim so a slightly wrong corner or the hole wall seen at an angle does not leak in.
+Rays from the ring out past the rim show how far, in every direction, what fills the hole reaches (vision.hole_fill).
 """
 
 from __future__ import annotations
@@ -22,6 +23,12 @@ RING_OUTER = 0.26
 SECTOR_COUNT = 8
 LIGHTNESS_WEIGHT = 0.5
 SAMPLE_MAP_CACHE_SIZE = 8
+RAY_COUNT = 24
+# Radii of the ray samples in pitches: across the ring's outer half up to just inside the rim (holes measure
+# 0.33 to 0.38 pitch), where a disc in its slot still shows and a crescent beside a loose disc behind shows.
+RAY_RADII_PITCH = np.arange(0.18, 0.325, 0.01)
+# cv2.remap takes maps under 32767 wide, so the sample positions are laid out in rows of this many.
+MAP_ROW_LENGTH = 4096
 
 
 @dataclass(frozen=True)
@@ -29,13 +36,15 @@ class HoleSamples:
     """Ring pixels of every hole in weighted Lab (lightness halved), holes in grid order, row 0 at the BOTTOM.
 
     `pixels` is (rows * cols, n, 3); `sector` is (n,) the angular sector of each ring pixel, ascending;
-    `face` is (3,) the board face's median colour, seen between the holes.
+    `face` is (3,) the board face's median colour, seen between the holes. `rays` is (rows * cols, RAY_COUNT,
+    len(RAY_RADII_PITCH), 3): samples along rays from every hole's centre outwards, at RAY_RADII_PITCH.
     """
 
     shape: tuple[int, int]
     pixels: np.ndarray
     sector: np.ndarray
     face: np.ndarray
+    rays: np.ndarray
 
 
 def _ring_mask(pitch_px: int) -> tuple[np.ndarray, np.ndarray]:
@@ -71,7 +80,8 @@ def shaded_distances(pixels: np.ndarray, colours: np.ndarray, shading_range: tup
     offset = np.array([16.0 * LIGHTNESS_WEIGHT, 0.0, 0.0], dtype=np.float32)
     shifted = (np.asarray(pixels, dtype=np.float32) + offset).reshape(-1, 3)
     references = np.asarray(colours, dtype=np.float32).reshape(-1, 3) + offset
-    dot = shifted @ references.T
+    # Three products summed rather than a matrix product: BLAS spends more on threads than on a contraction of 3.
+    dot = shifted[:, :1] * references[:, 0] + shifted[:, 1:2] * references[:, 1] + shifted[:, 2:] * references[:, 2]
     reference_norms = np.maximum((references * references).sum(axis=1), 1e-6)
     factor = np.clip(dot / reference_norms, *shading_range)
     squared = (shifted * shifted).sum(axis=1)[:, None] - 2 * factor * dot + factor * factor * reference_norms
@@ -86,9 +96,17 @@ def from_weighted_lab_to_bgr(weighted_lab: np.ndarray) -> np.ndarray:
     return np.clip(np.rint(bgr), 0, 255).astype(np.uint8).reshape(np.shape(weighted_lab))
 
 
+def _ray_offsets() -> np.ndarray:
+    """(RAY_COUNT * radii, 2) offsets in rectified pixels from a hole's centre of its ray samples, ray by ray."""
+    angles = np.arange(RAY_COUNT) * 2 * np.pi / RAY_COUNT
+    directions = np.stack([np.cos(angles), np.sin(angles)], axis=-1)
+    return (directions[:, None, :] * RAY_RADII_PITCH[None, :, None] * PITCH_PX).reshape(-1, 2)
+
+
 @functools.lru_cache(maxsize=SAMPLE_MAP_CACHE_SIZE)
 def _sample_map(corners_key: bytes, shape: tuple[int, int]) -> np.ndarray:
-    """Image positions (1, n, 2) float32 of every hole's ring pixels (holes bottom row first) then the gaps.
+    """Image positions (m, MAP_ROW_LENGTH, 2) float32, flat in this order: every hole's ring pixels (holes bottom
+    row first), every hole's ray samples, the gaps between holes; padded at the end.
 
     The positions are those of the rectified view (vision.geometry.rectify) mapped back into the image;
     cached because the game reads many frames with the same corners.
@@ -99,19 +117,27 @@ def _sample_map(corners_key: bytes, shape: tuple[int, int]) -> np.ndarray:
     row_top, column = np.meshgrid(np.arange(rows)[::-1], np.arange(cols), indexing="ij")
     hole_x = (column.reshape(-1, 1) * PITCH_PX + ring_x).ravel()
     hole_y = (row_top.reshape(-1, 1) * PITCH_PX + ring_y).ravel()
+    rays = (np.stack([column.reshape(-1, 1), row_top.reshape(-1, 1)], axis=-1) + 0.5) * PITCH_PX + _ray_offsets()[None]
     gap_y, gap_x = np.meshgrid(np.arange(1, rows) * PITCH_PX, np.arange(1, cols) * PITCH_PX, indexing="ij")
-    rectified = np.column_stack([np.concatenate([hole_x, gap_x.ravel()]), np.concatenate([hole_y, gap_y.ravel()])])
+    rectified = np.column_stack([np.concatenate([hole_x, rays[..., 0].ravel(), gap_x.ravel()]),
+                                 np.concatenate([hole_y, rays[..., 1].ravel(), gap_y.ravel()])])
     to_image = np.linalg.inv(rectifying_homography(corners, shape, PITCH_PX))
-    return cv2.perspectiveTransform(rectified[None].astype(np.float64), to_image).astype(np.float32)
+    positions = cv2.perspectiveTransform(rectified[None].astype(np.float64), to_image)[0].astype(np.float32)
+    padded = np.zeros((-(-len(positions) // MAP_ROW_LENGTH) * MAP_ROW_LENGTH, 2), np.float32)
+    padded[: len(positions)] = positions
+    return padded.reshape(-1, MAP_ROW_LENGTH, 2)
 
 
 def sample_holes(image_bgr: np.ndarray, corners_px: np.ndarray, shape: tuple[int, int]) -> HoleSamples:
-    """Collect the ring pixels of every hole and the colour of the board face, as seen in the rectified view."""
+    """Collect the ring pixels and rays of every hole and the colour of the board face, as seen in the rectified view."""
     rows, cols = shape
+    holes = rows * cols
     positions = _sample_map(np.ascontiguousarray(corners_px, dtype=np.float64).tobytes(), (rows, cols))
     sampled = cv2.remap(image_bgr, positions[..., 0], positions[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    lab = to_weighted_lab(sampled)[0]
-    ring_count = rows * cols * len(RING_INDEX)
-    pixels = lab[:ring_count].reshape(rows * cols, len(RING_INDEX), 3)
-    face = np.median(lab[ring_count:], axis=0)
-    return HoleSamples(shape=(rows, cols), pixels=pixels, sector=RING_SECTOR, face=face)
+    lab = to_weighted_lab(sampled).reshape(-1, 3)
+    ring_count = holes * len(RING_INDEX)
+    ray_count = holes * RAY_COUNT * len(RAY_RADII_PITCH)
+    pixels = lab[:ring_count].reshape(holes, len(RING_INDEX), 3)
+    rays = lab[ring_count : ring_count + ray_count].reshape(holes, RAY_COUNT, len(RAY_RADII_PITCH), 3)
+    face = np.median(lab[ring_count + ray_count : ring_count + ray_count + (rows - 1) * (cols - 1)], axis=0)
+    return HoleSamples(shape=(rows, cols), pixels=pixels, sector=RING_SECTOR, face=face, rays=rays)

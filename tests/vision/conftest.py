@@ -1,11 +1,11 @@
 """Synthetic board photos for the vision tests: a holed board face in front of a room, seen in perspective.
 
 `render_board(grid, ...)` draws the board front-on (face, round holes, discs filling their holes, loose
-discs lying behind empty holes as darker crescents (`loose_disc_drop`: how far below the hole centre, in
-hole radii), the hole's far wall in shadow where the view through an empty hole is cut off (`wall_parallax`:
-how far the back opening shifts, per pitch of distance from the board centre), a background with a gradient
-and clutter), warps it
-into a 640x480 frame with a perspective homography, then adds a lighting gradient, blur and noise.
+discs lying behind empty holes, darker and seen only through the hole (`loose_disc_drop`: how far below the
+hole centre, in hole radii; `loose_disc_radius`: in hole radii; `loose_disc_shade`: their brightness), the
+hole's far wall in shadow where the view through an empty hole is cut off (`wall_parallax`: how far the back
+opening shifts, per pitch of distance from the board centre), a background with a gradient and clutter),
+warps it into a 640x480 frame with a perspective homography, then adds a lighting gradient, blur and noise.
 Returns the frame and the true corners (tl, tr, br, bl hole centres).
 """
 
@@ -34,6 +34,8 @@ class Scene:
     background_bgr: tuple[tuple[int, int, int], tuple[int, int, int]] = ((225, 225, 220), (120, 150, 170))
     loose_discs_behind: tuple[tuple[int, int], ...] = ()
     loose_disc_drop: float = 0.9
+    loose_disc_radius: float = 0.9
+    loose_disc_shade: float = 0.7
     wall_parallax: float = 0.0
     ring_discs: bool = False
     tilt: float = 0.0
@@ -70,6 +72,7 @@ def _front_view(grid: np.ndarray, scene: Scene, rng: np.random.Generator) -> tup
             hole = np.zeros(canvas.shape[:2], np.uint8)
             cv2.circle(hole, (cx, cy), radius, 255, -1)
             canvas[hole > 0] = room[hole > 0]
+            opening = hole
             if scene.wall_parallax:
                 board_centre = np.array([margin + (cols - 1) * PITCH_PX / 2, margin + (rows - 1) * PITCH_PX / 2]) + PITCH_PX // 4
                 shift = -scene.wall_parallax * (np.array([cx, cy]) - board_centre)
@@ -80,9 +83,9 @@ def _front_view(grid: np.ndarray, scene: Scene, rng: np.random.Generator) -> tup
             if (rows - 1 - row_top, column) in scene.loose_discs_behind and value == 0:
                 loose = np.zeros_like(hole)
                 drop = int(scene.loose_disc_drop * radius)
-                cv2.circle(loose, (cx + drop // 3, cy + drop), int(0.9 * radius), 255, -1)
-                colour = np.array(scene.disc_bgr[(row_top + column) % 2], dtype=np.float64) * 0.7
-                canvas[(loose > 0) & (hole > 0)] = colour
+                cv2.circle(loose, (cx + drop // 3, cy + drop), int(scene.loose_disc_radius * radius), 255, -1)
+                colour = np.array(scene.disc_bgr[(row_top + column) % 2], dtype=np.float64) * scene.loose_disc_shade
+                canvas[(loose > 0) & (hole > 0) & (opening > 0)] = colour
             if value:
                 colour = np.array(scene.disc_bgr[value - 1], dtype=np.float64)
                 cv2.circle(canvas, (cx, cy), radius, colour.tolist(), -1, cv2.LINE_AA)

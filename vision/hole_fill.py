@@ -1,0 +1,50 @@
+"""How fully a colour fills each hole out to its rim: a disc in its slot does all round, a disc behind the board does not.
+
+A disc resting in its slot sits just behind the front plate and fills the hole face-on, so along every ray
+from the hole's centre its colour reaches the rim (a shade darker where the rim casts its shadow, and short
+of it only by the thin front plate seen at an angle). A loose disc lying behind the board is seen through
+the whole depth of the board and off-centre: on one side its colour stops well inside the rim and the
+room or the hole's inner wall shows beyond it. The dent is how much shorter the colour reaches in its
+worst directions than in its typical one; coverage of the ring alone cannot see it when the loose disc
+covers three quarters of the hole.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.hole_samples import RAY_RADII_PITCH, shaded_distances
+
+# Every shade a disc's edge or the board's inside takes, down to the deep shadow under the rim.
+EDGE_SHADING_RANGE = (0.25, 1.5)
+# A sample this far (weighted Lab) from every shade of the disc colour is not the disc: the room. Between the
+# match radius and this lies the disc's edge in the rim's shadow, which turns browner than any shade (measured
+# on the photos: a yellow disc's shaded edge 20 to 27 away).
+ROOM_DISTANCE = 24.0
+# The worst directions: this share of the rays, about the arc a crescent of a quarter of the hole spans.
+WORST_RAYS = 0.15
+# The typical direction: a loose disc can leave two crescents (its own offset, and the inner wall the view
+# through the board's depth shows), so its typical reach is the rim's only in the best quarter of its rays.
+TYPICAL_RAYS = 0.75
+
+
+def fill_dents(rays: np.ndarray, colours: np.ndarray, face: np.ndarray, match_radius: float) -> np.ndarray:
+    """(holes, colours) in pitches: how much shorter each colour reaches along the hole's worst rays than along
+    its typical one. `rays` is HoleSamples.rays (holes, rays, radii, 3); `colours` (k, 3) and `face` (3,) in
+    weighted Lab.
+
+    A ray's sample shows what is behind the board when it is the board's face in some shade (the hole's inner
+    wall) rather than the colour, or far from every shade of the colour (the room); a ray reaches out to its
+    outermost sample that does not (stars, highlights and a ring disc's open centre inside it do not matter).
+    """
+    colours = np.asarray(colours, dtype=np.float64).reshape(-1, 3)
+    holes, ray_count, radii, _ = rays.shape
+    if len(colours) == 0:
+        return np.zeros((holes, 0))
+    to_colour = shaded_distances(rays, colours, EDGE_SHADING_RANGE)
+    to_face = shaded_distances(rays, face[None], EDGE_SHADING_RANGE)
+    behind = ((to_face < match_radius) & (to_face < to_colour)) | (to_colour > ROOM_DISTANCE)
+    outermost = radii - 1 - np.argmax(~behind[:, :, ::-1, :], axis=2)
+    reach = np.where((~behind).any(axis=2), RAY_RADII_PITCH[outermost], 0.0)
+    ordered = np.sort(reach, axis=1)
+    return ordered[:, int(TYPICAL_RAYS * ray_count)] - ordered[:, int(WORST_RAYS * ray_count)]
