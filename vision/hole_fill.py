@@ -22,7 +22,7 @@ EDGE_SHADING_RANGE = (0.25, 1.5)
 # on the photos: a yellow disc's shaded edge 20 to 27 away).
 ROOM_DISTANCE = 24.0
 # The worst directions: this share of the rays, about the arc a crescent of a quarter of the hole spans.
-WORST_RAYS = 0.15
+WORST_RAYS = 0.125
 # The typical direction: a loose disc can leave two crescents (its own offset, and the inner wall the view
 # through the board's depth shows), so its typical reach is the rim's only in the best quarter of its rays.
 TYPICAL_RAYS = 0.75

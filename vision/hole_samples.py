@@ -23,7 +23,7 @@ RING_OUTER = 0.26
 SECTOR_COUNT = 8
 LIGHTNESS_WEIGHT = 0.5
 SAMPLE_MAP_CACHE_SIZE = 8
-RAY_COUNT = 24
+RAY_COUNT = 32
 # Radii of the ray samples in pitches: across the ring's outer half up to just inside the rim (holes measure
 # 0.33 to 0.38 pitch), where a disc in its slot still shows and a crescent beside a loose disc behind shows.
 RAY_RADII_PITCH = np.arange(0.18, 0.325, 0.01)
