@@ -205,8 +205,9 @@ def _exact_answer(position: Position, limit: Limit, rng: random.Random | None, s
     Weak: a move that keeps a won or drawn game's value, score -1/0/1 and proven False (its outcome
     is proven, its length is not); a lost root gives None, so the heuristics pick the trickiest move.
     The root's score first, then the children, likely best first, until one matches it; with an
-    rng, the other children too (time allowing) so that equally perfect moves take turns. Scores in
-    `known` (strong ones) are taken as they are.
+    rng, the other children too (time allowing) so that equally perfect moves take turns. The move
+    the root's solve proved needs no solve of its own, and a won root without rng plays it at once.
+    Scores in `known` (strong ones) are taken as they are.
     """
     solver = _solver()
     spent_nodes = 0
@@ -224,20 +225,26 @@ def _exact_answer(position: Position, limit: Limit, rng: random.Random | None, s
         return ((score > 0) - (score < 0)) if weak else score
 
     root_score = known.get(position.key())
+    proved_column = None  # the perfect move the root's solve names, if it names one
     if root_score is None:
         root = _timed_solve(solver, position, node_budget(), weak)
         if root is None:
             return None
-        spent_nodes, root_score = root.nodes, root.score
+        spent_nodes, root_score, proved_column = root.nodes, root.score, root.column
     root_score = outcome(root_score)
     if weak and root_score < 0:
         return None
     cells, played = position.width * position.height, position.moves_played
     scores: list[int | None] = [None] * position.width
     perfect: list[int] = []
-    for col in likely_best_first(position, rng):
+    order = likely_best_first(position, rng)
+    if proved_column is not None and rng is None and root_score > 0:  # any win will do: take the proved one
+        order = [proved_column] + [col for col in order if col != proved_column]
+    for col in order:
         if position.is_winning_move(col):
             score = outcome((cells + 1 - played) // 2)
+        elif col == proved_column:
+            score = root_score
         else:
             child = position.play(col)
             child_score = 0 if child.is_draw() else known.get(child.key())
