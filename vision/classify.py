@@ -24,7 +24,7 @@ import numpy as np
 
 from vision.gravity import best_legal_grid, count_problem
 from vision.hole_fill import fill_dents
-from vision.hole_samples import SECTOR_COUNT, HoleSamples, shaded_distances
+from vision.hole_samples import SECTOR_COUNT, HoleSamples, ramp_shaded_distances, shaded_distances
 
 CLUSTER_RADIUS = 12.0
 MAX_CANDIDATES = 8
@@ -98,7 +98,7 @@ def colour_distances(samples: HoleSamples, colours: tuple[np.ndarray, ...]) -> n
     A curved disc or one in the rim's shadow is a little darker on one side; loose discs lying behind the
     board are much darker, so the allowed shading is narrow (SHADING_RANGE).
     """
-    return shaded_distances(samples.pixels, np.asarray(colours).reshape(-1, 3), SHADING_RANGE)
+    return ramp_shaded_distances(samples.pixels, np.asarray(colours).reshape(-1, 3), SHADING_RANGE)
 
 
 def coverage(distances: np.ndarray, sector: np.ndarray, claimed: np.ndarray | None = None) -> np.ndarray:

@@ -22,6 +22,8 @@ RING_INNER = 0.10
 RING_OUTER = 0.26
 SECTOR_COUNT = 8
 LIGHTNESS_WEIGHT = 0.5
+# Weighted Lab's black in the cube-root model: dimming a surface scales its colour towards it.
+BLACK = np.array([-16.0 * LIGHTNESS_WEIGHT, 0.0, 0.0], dtype=np.float32)
 SAMPLE_MAP_CACHE_SIZE = 8
 RAY_COUNT = 32
 # Radii of the ray samples in pitches: across the ring's outer half up to just inside the rim (holes measure
@@ -61,6 +63,12 @@ def _ring_mask(pitch_px: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 RING_INDEX, RING_SECTOR = _ring_mask(PITCH_PX)
+# A plane of light across a hole: (1, x, y) of each ring pixel in pitches from the centre, and its least-squares solver.
+RING_PLANE = np.column_stack([np.ones(len(RING_INDEX)), (np.stack(np.divmod(RING_INDEX, PITCH_PX)[::-1], axis=1)
+                                                         - (PITCH_PX - 1) / 2) / PITCH_PX]).astype(np.float32)
+RING_PLANE_SOLVER = np.linalg.pinv(RING_PLANE).astype(np.float32)
+# The light a ramp may take across a disc, relative to the disc's mean light.
+RELATIVE_LIGHT_RANGE = (0.5, 1.5)
 
 
 def to_weighted_lab(bgr: np.ndarray) -> np.ndarray:
@@ -77,15 +85,35 @@ def shaded_distances(pixels: np.ndarray, colours: np.ndarray, shading_range: tup
     root), so each pixel is compared with the colour scaled by the factor within `shading_range` that fits
     it best. Greys and other hues stay far from a vivid colour whatever the light.
     """
-    offset = np.array([16.0 * LIGHTNESS_WEIGHT, 0.0, 0.0], dtype=np.float32)
-    shifted = (np.asarray(pixels, dtype=np.float32) + offset).reshape(-1, 3)
-    references = np.asarray(colours, dtype=np.float32).reshape(-1, 3) + offset
+    shifted = (np.asarray(pixels, dtype=np.float32) - BLACK).reshape(-1, 3)
+    references = np.asarray(colours, dtype=np.float32).reshape(-1, 3) - BLACK
     # Three products summed rather than a matrix product: BLAS spends more on threads than on a contraction of 3.
     dot = shifted[:, :1] * references[:, 0] + shifted[:, 1:2] * references[:, 1] + shifted[:, 2:] * references[:, 2]
     reference_norms = np.maximum((references * references).sum(axis=1), 1e-6)
     factor = np.clip(dot / reference_norms, *shading_range)
     squared = (shifted * shifted).sum(axis=1)[:, None] - 2 * factor * dot + factor * factor * reference_norms
     return np.sqrt(np.maximum(squared, 0.0)).reshape(*np.shape(pixels)[:-1], len(references))
+
+
+def ramp_shaded_distances(pixels: np.ndarray, colours: np.ndarray, shading_range: tuple[float, float]) -> np.ndarray:
+    """(holes, ring pixels, k) distances from every hole's ring pixels (holes, n, 3) to k colours, each colour under
+    a ramp of light across the hole whose mean is within `shading_range`.
+
+    A disc in its slot is one surface: the rim or a hand can shade one side of it, so its light falls off
+    smoothly across it (a plane fitted to the light each pixel asks for), and on the whole it is in the light
+    of the board. A loose disc behind the board is darker all over, so no ramp lifts it into `shading_range`.
+    """
+    shifted = np.asarray(pixels, dtype=np.float32) - BLACK
+    references = np.asarray(colours, dtype=np.float32).reshape(-1, 3) - BLACK
+    dot = sum(shifted[..., axis, None] * references[:, axis] for axis in range(3))
+    reference_norms = np.maximum((references * references).sum(axis=1), 1e-6)
+    wanted = dot / reference_norms
+    plane = RING_PLANE_SOLVER @ wanted
+    light = sum(RING_PLANE[:, term, None] * plane[:, None, term] for term in range(3))
+    relative = np.clip(light / np.maximum(light.mean(axis=1, keepdims=True), 1e-6), *RELATIVE_LIGHT_RANGE)
+    factor = np.clip(wanted, shading_range[0] * relative, shading_range[1] * relative)
+    squared = (shifted * shifted).sum(axis=-1)[..., None] - 2 * factor * dot + factor * factor * reference_norms
+    return np.sqrt(np.maximum(squared, 0.0))
 
 
 def from_weighted_lab_to_bgr(weighted_lab: np.ndarray) -> np.ndarray:
