@@ -67,8 +67,8 @@ RING_INDEX, RING_SECTOR = _ring_mask(PITCH_PX)
 RING_PLANE = np.column_stack([np.ones(len(RING_INDEX)), (np.stack(np.divmod(RING_INDEX, PITCH_PX)[::-1], axis=1)
                                                          - (PITCH_PX - 1) / 2) / PITCH_PX]).astype(np.float32)
 RING_PLANE_SOLVER = np.linalg.pinv(RING_PLANE).astype(np.float32)
-# The light a ramp may take across a disc, relative to the disc's mean light.
-RELATIVE_LIGHT_RANGE = (0.5, 1.5)
+# The least light a ramp may leave on a disc's shaded side, relative to its lit side.
+MIN_RELATIVE_LIGHT = 0.5
 
 
 def to_weighted_lab(bgr: np.ndarray) -> np.ndarray:
@@ -96,12 +96,12 @@ def shaded_distances(pixels: np.ndarray, colours: np.ndarray, shading_range: tup
 
 
 def ramp_shaded_distances(pixels: np.ndarray, colours: np.ndarray, shading_range: tuple[float, float]) -> np.ndarray:
-    """(holes, ring pixels, k) distances from every hole's ring pixels (holes, n, 3) to k colours, each colour under
-    a ramp of light across the hole whose mean is within `shading_range`.
+    """(holes, ring pixels, k) distances from every hole's ring pixels (holes, n, 3) to k colours, each colour
+    within `shading_range` of its light, or under a ramp of light across the hole whose lit side is.
 
-    A disc in its slot is one surface: the rim or a hand can shade one side of it, so its light falls off
-    smoothly across it (a plane fitted to the light each pixel asks for), and on the whole it is in the light
-    of the board. A loose disc behind the board is darker all over, so no ramp lifts it into `shading_range`.
+    A disc in its slot is one surface: the rim or the board's side can shade one side of it, so its light
+    falls off smoothly across it (a plane fitted to the light each pixel asks for) from a lit side in the
+    light of the board. A loose disc behind the board is darker all over: no ramp has a lit side in range.
     """
     shifted = np.asarray(pixels, dtype=np.float32) - BLACK
     references = np.asarray(colours, dtype=np.float32).reshape(-1, 3) - BLACK
@@ -110,8 +110,10 @@ def ramp_shaded_distances(pixels: np.ndarray, colours: np.ndarray, shading_range
     wanted = dot / reference_norms
     plane = RING_PLANE_SOLVER @ wanted
     light = sum(RING_PLANE[:, term, None] * plane[:, None, term] for term in range(3))
-    relative = np.clip(light / np.maximum(light.mean(axis=1, keepdims=True), 1e-6), *RELATIVE_LIGHT_RANGE)
-    factor = np.clip(wanted, shading_range[0] * relative, shading_range[1] * relative)
+    relative = np.clip(light / np.maximum(light.max(axis=1, keepdims=True), 1e-6), MIN_RELATIVE_LIGHT, 1.0)
+    under_ramp = np.clip(wanted, shading_range[0] * relative, shading_range[1] * relative)
+    even = np.clip(wanted, *shading_range)
+    factor = np.where(np.abs(under_ramp - wanted) < np.abs(even - wanted), under_ramp, even)
     squared = (shifted * shifted).sum(axis=-1)[..., None] - 2 * factor * dot + factor * factor * reference_norms
     return np.sqrt(np.maximum(squared, 0.0))
 

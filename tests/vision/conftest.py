@@ -4,7 +4,8 @@
 discs lying behind empty holes, darker and seen only through the hole (`loose_disc_drop`: how far below the
 hole centre, in hole radii; `loose_disc_radius`: in hole radii; `loose_disc_shade`: their brightness), the
 hole's far wall in shadow where the view through an empty hole is cut off (`wall_parallax`: how far the back
-opening shifts, per pitch of distance from the board centre), a background with a gradient and clutter),
+opening shifts, per pitch of distance from the board centre), the discs of the first column shaded by the
+board's side, darker across them from right to left (`disc_shadow`: how much darker their left edge is), a background with a gradient and clutter),
 warps it into a 640x480 frame with a perspective homography, then adds a lighting gradient, blur and noise.
 Returns the frame and the true corners (tl, tr, br, bl hole centres).
 """
@@ -38,6 +39,7 @@ class Scene:
     loose_disc_shade: float = 0.7
     wall_parallax: float = 0.0
     ring_discs: bool = False
+    disc_shadow: float = 0.0
     tilt: float = 0.0
     light_gradient: float = 0.0
     noise_sigma: float = 0.0
@@ -92,6 +94,13 @@ def _front_view(grid: np.ndarray, scene: Scene, rng: np.random.Generator) -> tup
                 cv2.circle(canvas, (cx, cy), int(0.6 * radius), (colour * 0.85).tolist(), 2, cv2.LINE_AA)
                 if scene.ring_discs:
                     cv2.circle(canvas, (cx, cy), int(0.18 * radius), room[cy, cx].tolist(), -1)
+                if scene.disc_shadow and column == 0:
+                    top, left = cy - radius, cx - radius
+                    patch = canvas[top : cy + radius + 1, left : cx + radius + 1]
+                    across = (cx + radius - np.arange(left, cx + radius + 1)) / (2 * radius)
+                    disc = np.zeros(patch.shape[:2], np.uint8)
+                    cv2.circle(disc, (radius, radius), radius, 255, -1)
+                    patch[disc > 0] *= (1 - scene.disc_shadow * np.broadcast_to(across, disc.shape))[disc > 0][:, None]
     return canvas, centres
 
 

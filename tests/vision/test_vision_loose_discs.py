@@ -29,3 +29,17 @@ def test_a_loose_disc_covering_three_quarters_of_a_hole_is_an_empty_cell(seed: i
     for reading in (vision.read(image, corners=corners), vision.read(image)):
         read = reading.grid if reading.colour_names[0] == "R" else np.where(reading.grid == 0, 0, 3 - reading.grid)
         assert (read == grid).all(), f"read\n{read[::-1]}\ntruth\n{grid[::-1]}"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_discs_shaded_on_one_side_are_discs_and_loose_discs_darker_all_over_are_not(seed: int) -> None:
+    """The board's side shades the discs of the first column, across them, down to 0.4 of their light at their
+    left edge; a loose disc behind is 0.82 of it all over. Brightness alone cannot tell them apart; how the
+    light falls across the hole can."""
+    grid = random_game_grid(11 + seed, seed=seed)
+    scene = Scene(disc_shadow=0.6, loose_discs_behind=_empty_cells_low_down(grid), loose_disc_drop=0.4,
+                  loose_disc_radius=1.0, loose_disc_shade=0.82, tilt=0.05, noise_sigma=3.0, blur_px=1, seed=seed)
+    image, corners = render_board(grid, scene)
+    for reading in (vision.read(image, corners=corners), vision.read(image)):
+        read = reading.grid if reading.colour_names[0] == "R" else np.where(reading.grid == 0, 0, 3 - reading.grid)
+        assert (read == grid).all(), f"read\n{read[::-1]}\ntruth\n{grid[::-1]}"
