@@ -130,7 +130,7 @@ def _dullness_cost(colour: np.ndarray) -> float:
 
 def _dents(samples: HoleSamples, colours: tuple[np.ndarray, ...] | list[np.ndarray]) -> np.ndarray:
     """(holes, colours) how far short of the rim each colour stops in its holes' worst directions (vision.hole_fill)."""
-    return fill_dents(samples.rays, np.asarray(colours).reshape(-1, 3), samples.face, MATCH_RADIUS)
+    return fill_dents(samples.rays, samples.rim_offsets, np.asarray(colours).reshape(-1, 3), samples.face, MATCH_RADIUS)
 
 
 def _cell_scores(samples: HoleSamples, colours: tuple[np.ndarray, ...], distances: np.ndarray, dents: np.ndarray,

@@ -5,8 +5,9 @@ from the hole's centre its colour reaches the rim (a shade darker where the rim 
 of it only by the thin front plate seen at an angle). A loose disc lying behind the board is seen through
 the whole depth of the board and off-centre: on one side its colour stops well inside the rim and the
 room or the hole's inner wall shows beyond it. The dent is how much shorter the colour reaches in its
-worst directions than in its typical one; coverage of the ring alone cannot see it when the loose disc
-covers three quarters of the hole.
+worst directions than in its typical ones, out to a circle just inside the rim centred on the rim itself
+(so a lattice a little off the holes does not make discs look dented); coverage of the ring alone cannot
+see it when the loose disc covers three quarters of the hole.
 """
 
 from __future__ import annotations
@@ -21,30 +22,39 @@ EDGE_SHADING_RANGE = (0.25, 1.5)
 # match radius and this lies the disc's edge in the rim's shadow, which turns browner than any shade (measured
 # on the photos: a yellow disc's shaded edge 20 to 27 away).
 ROOM_DISTANCE = 24.0
+# Up to this radius round the rim's centre every disc in its slot shows (holes measure 0.33 to 0.38 pitch).
+REACH_RADIUS_PITCH = 0.32
 # The worst directions: this share of the rays, about the arc a crescent of a quarter of the hole spans.
 WORST_RAYS = 0.125
-# The typical direction: a loose disc can leave two crescents (its own offset, and the inner wall the view
+# The typical directions: a loose disc can leave two crescents (its own offset, and the inner wall the view
 # through the board's depth shows), so its typical reach is the rim's only in the best quarter of its rays.
-TYPICAL_RAYS = 0.75
+TYPICAL_RAYS = 0.25
 
 
-def fill_dents(rays: np.ndarray, colours: np.ndarray, face: np.ndarray, match_radius: float) -> np.ndarray:
+def fill_dents(rays: np.ndarray, rim_offsets: np.ndarray, colours: np.ndarray, face: np.ndarray,
+               match_radius: float) -> np.ndarray:
     """(holes, colours) in pitches: how much shorter each colour reaches along the hole's worst rays than along
-    its typical one. `rays` is HoleSamples.rays (holes, rays, radii, 3); `colours` (k, 3) and `face` (3,) in
-    weighted Lab.
+    its typical ones. `rays` and `rim_offsets` as in HoleSamples; `colours` (k, 3) and `face` (3,) weighted Lab.
 
     A ray's sample shows what is behind the board when it is the board's face in some shade (the hole's inner
     wall) rather than the colour, or far from every shade of the colour (the room); a ray reaches out to its
-    outermost sample that does not (stars, highlights and a ring disc's open centre inside it do not matter).
+    outermost sample that does not (stars, highlights and a ring disc's open centre inside it do not matter),
+    at most to the circle of REACH_RADIUS_PITCH round the rim's centre.
     """
     colours = np.asarray(colours, dtype=np.float64).reshape(-1, 3)
-    holes, ray_count, radii, _ = rays.shape
+    holes, ray_count, _, _ = rays.shape
     if len(colours) == 0:
         return np.zeros((holes, 0))
+    angles = np.arange(ray_count) * 2 * np.pi / ray_count
+    along = rim_offsets @ np.stack([np.cos(angles), np.sin(angles)])
+    limit = along + np.sqrt(REACH_RADIUS_PITCH**2 - (rim_offsets**2).sum(axis=1)[:, None] + along**2)
+    radii = RAY_RADII_PITCH[RAY_RADII_PITCH <= limit.max()]
+    rays = rays[:, :, : len(radii)]
     to_colour = shaded_distances(rays, colours, EDGE_SHADING_RANGE)
     to_face = shaded_distances(rays, face[None], EDGE_SHADING_RANGE)
     behind = ((to_face < match_radius) & (to_face < to_colour)) | (to_colour > ROOM_DISTANCE)
-    outermost = radii - 1 - np.argmax(~behind[:, :, ::-1, :], axis=2)
-    reach = np.where((~behind).any(axis=2), RAY_RADII_PITCH[outermost], 0.0)
-    ordered = np.sort(reach, axis=1)
-    return ordered[:, int(TYPICAL_RAYS * ray_count)] - ordered[:, int(WORST_RAYS * ray_count)]
+    behind |= radii[None, None, :, None] > limit[:, :, None, None]
+    outermost = len(radii) - 1 - np.argmax(~behind[:, :, ::-1, :], axis=2)
+    reach = np.where((~behind).any(axis=2), radii[outermost], 0.0)
+    shortfall = np.sort(limit[..., None] - reach, axis=1)
+    return shortfall[:, int((1 - WORST_RAYS) * ray_count)] - shortfall[:, int(TYPICAL_RAYS * ray_count)]

@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 
 from vision.geometry import rectifying_homography
+from vision.rims import rim_offsets
 
 PITCH_PX = 40
 RING_INNER = 0.10
@@ -26,9 +27,9 @@ LIGHTNESS_WEIGHT = 0.5
 BLACK = np.array([-16.0 * LIGHTNESS_WEIGHT, 0.0, 0.0], dtype=np.float32)
 SAMPLE_MAP_CACHE_SIZE = 8
 RAY_COUNT = 32
-# Radii of the ray samples in pitches: across the ring's outer half up to just inside the rim (holes measure
-# 0.33 to 0.38 pitch), where a disc in its slot still shows and a crescent beside a loose disc behind shows.
-RAY_RADII_PITCH = np.arange(0.18, 0.325, 0.01)
+# Radii of the ray samples in pitches: from the ring's outer half, where a crescent beside a loose disc behind
+# the board shows, across the rim (holes measure 0.33 to 0.38 pitch) onto the face around the hole.
+RAY_RADII_PITCH = np.arange(0.18, 0.445, 0.01)
 # cv2.remap takes maps under 32767 wide, so the sample positions are laid out in rows of this many.
 MAP_ROW_LENGTH = 4096
 
@@ -39,7 +40,9 @@ class HoleSamples:
 
     `pixels` is (rows * cols, n, 3); `sector` is (n,) the angular sector of each ring pixel, ascending;
     `face` is (3,) the board face's median colour, seen between the holes. `rays` is (rows * cols, RAY_COUNT,
-    len(RAY_RADII_PITCH), 3): samples along rays from every hole's centre outwards, at RAY_RADII_PITCH.
+    len(RAY_RADII_PITCH), 3): samples along rays from every hole's centre outwards, at RAY_RADII_PITCH, the
+    rays evenly spread round from the x axis (rectified: x right, y down). `rim_offsets` (rows * cols, 2): where
+    every hole's rim is centred, in pitches from where it was sampled (vision.rims.rim_offsets).
     """
 
     shape: tuple[int, int]
@@ -47,6 +50,7 @@ class HoleSamples:
     sector: np.ndarray
     face: np.ndarray
     rays: np.ndarray
+    rim_offsets: np.ndarray
 
 
 def _ring_mask(pitch_px: int) -> tuple[np.ndarray, np.ndarray]:
@@ -170,4 +174,5 @@ def sample_holes(image_bgr: np.ndarray, corners_px: np.ndarray, shape: tuple[int
     pixels = lab[:ring_count].reshape(holes, len(RING_INDEX), 3)
     rays = lab[ring_count : ring_count + ray_count].reshape(holes, RAY_COUNT, len(RAY_RADII_PITCH), 3)
     face = np.median(lab[ring_count + ray_count : ring_count + ray_count + (rows - 1) * (cols - 1)], axis=0)
-    return HoleSamples(shape=(rows, cols), pixels=pixels, sector=RING_SECTOR, face=face, rays=rays)
+    return HoleSamples(shape=(rows, cols), pixels=pixels, sector=RING_SECTOR, face=face, rays=rays,
+                       rim_offsets=rim_offsets(rays, RAY_RADII_PITCH))

@@ -25,6 +25,8 @@ RIM_CONTRAST = 9.0
 MIN_RIM_RAYS = 0.6
 TRIM_FACTOR = 2.5
 TRIM_ROUNDS = 3
+# A rim centred further than this from where it was looked for is something else (a disc edge, a shadow).
+MAX_RIM_OFFSET_PITCH = 0.15
 FACE_PROBES = np.array([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5], [0, -0.5], [0, 0.5], [-0.5, 0], [0.5, 0]])
 
 
@@ -66,14 +68,42 @@ def rim_centres(lab: np.ndarray, homography: np.ndarray, shape: tuple[int, int])
     first = beyond_face.argmax(axis=2)
     use = beyond_face.any(axis=2) & (first > 0)
     rim = cells[:, None, :] + RAY_RADII_PITCH[first][..., None] * directions[None]
-    step = RAY_RADII_PITCH[0] - RAY_RADII_PITCH[1]
+    centres, use = fit_rims(rim, use, RAY_RADII_PITCH[0] - RAY_RADII_PITCH[1])
+    found = use.sum(axis=1) >= MIN_RIM_RAYS * RAY_COUNT
+    return cells[found], project(homography, centres[found])
+
+
+def fit_rims(rim_points: np.ndarray, use: np.ndarray, step: float) -> tuple[np.ndarray, np.ndarray]:
+    """Circles through each hole's rim points (holes, rays, 2) where `use`, trimming the rays that strayed (a disc
+    edge, a highlight) by more than TRIM_FACTOR times the typical residual (at least a ray `step`): the circles'
+    centres (holes, 2) and the rays kept."""
+    use = use.copy()
     for _ in range(TRIM_ROUNDS):
-        centres, radii = _fit_circles(rim, use)
-        residual = np.abs(np.linalg.norm(rim - centres[:, None], axis=-1) - radii[:, None])
+        centres, radii = _fit_circles(rim_points, use)
+        residual = np.abs(np.linalg.norm(rim_points - centres[:, None], axis=-1) - radii[:, None])
         ordered = np.sort(np.where(use, residual, np.inf), axis=1)
         middle = np.maximum(use.sum(axis=1) - 1, 0) // 2
-        typical = np.minimum(ordered[np.arange(holes), middle], 1.0)
+        typical = np.minimum(ordered[np.arange(len(use)), middle], 1.0)
         use &= residual <= np.maximum(TRIM_FACTOR * typical[:, None], step)
-    found = use.sum(axis=1) >= MIN_RIM_RAYS * RAY_COUNT
-    centres, _ = _fit_circles(rim, use)
-    return cells[found], project(homography, centres[found])
+    centres, _ = _fit_circles(rim_points, use)
+    return centres, use
+
+
+def rim_offsets(rays: np.ndarray, radii_pitch: np.ndarray) -> np.ndarray:
+    """(holes, 2) in pitches: where each hole's rim is centred relative to the point its rays (holes, rays,
+    radii, 3) start from, the rays evenly spread round from the x axis; (0, 0) where the rim is unclear.
+
+    The face around a hole is its rays' outermost samples (its own light); a ray's rim is just outside its
+    outermost sample that differs from that face by RIM_CONTRAST.
+    """
+    holes, count, _, _ = rays.shape
+    face = np.median(rays[:, :, -1], axis=1)
+    differs = np.linalg.norm(rays - face[:, None, None], axis=-1) > RIM_CONTRAST
+    last = rays.shape[2] - 1 - np.argmax(differs[:, :, ::-1], axis=2)
+    step = float(radii_pitch[1] - radii_pitch[0])
+    angles = np.arange(count) * 2 * np.pi / count
+    directions = np.stack([np.cos(angles), np.sin(angles)], axis=-1)
+    rim = (radii_pitch[last] + step / 2)[..., None] * directions[None]
+    centres, use = fit_rims(rim, differs.any(axis=2) & (last < rays.shape[2] - 1), step)
+    trusted = np.linalg.norm(centres, axis=1) < MAX_RIM_OFFSET_PITCH
+    return np.where(trusted[:, None], centres, 0.0)
