@@ -74,6 +74,7 @@ class _Outcome:
     grid: np.ndarray
     cell_scores: np.ndarray
     colours: tuple[np.ndarray, ...]
+    dents: np.ndarray
 
 
 def candidate_colours(hole_colours: np.ndarray, face: np.ndarray) -> list[np.ndarray]:
@@ -151,7 +152,7 @@ def _cell_scores(samples: HoleSamples, colours: tuple[np.ndarray, ...], distance
     return scores
 
 
-def _evaluate(colours: tuple[np.ndarray, ...], cell_scores: np.ndarray,
+def _evaluate(colours: tuple[np.ndarray, ...], dents: np.ndarray, cell_scores: np.ndarray,
               imbalance_cost: float = IMBALANCE_COST) -> _Outcome:
     """The best legal board under one hypothesis, scored with its priors.
 
@@ -162,7 +163,7 @@ def _evaluate(colours: tuple[np.ndarray, ...], cell_scores: np.ndarray,
     """
     discarded = DISCARDED_EVIDENCE_COST * np.maximum(cell_scores, 0.0).sum(axis=0)
     score, grid = best_legal_grid(cell_scores[0] + discarded, cell_scores[1] + discarded, imbalance_cost)
-    return _Outcome(score - float(discarded.sum()) - COLOUR_COST * len(colours), grid, cell_scores, colours)
+    return _Outcome(score - float(discarded.sum()) - COLOUR_COST * len(colours), grid, cell_scores, colours, dents)
 
 
 def _best_hypothesis(samples: HoleSamples) -> _Outcome:
@@ -189,13 +190,13 @@ def _best_hypothesis(samples: HoleSamples) -> _Outcome:
             claimed = distances[:, :, others].min(axis=2) < shaded[:, :, list(indices)].min(axis=2)
         cell_scores = _cell_scores(samples, colours, distances[:, :, list(indices)], dents[:, list(indices)], claimed)
         bound = float(np.maximum(cell_scores.max(axis=0), 0.0).sum()) - COLOUR_COST * len(colours)
-        scored.append((bound, colours, cell_scores))
+        scored.append((bound, indices, cell_scores))
     scored.sort(key=lambda item: -item[0])
     best: _Outcome | None = None
-    for bound, colours, cell_scores in scored:
+    for bound, indices, cell_scores in scored:
         if best is not None and bound <= best.score:
             break
-        outcome = _evaluate(colours, cell_scores)
+        outcome = _evaluate(tuple(candidates[i] for i in indices), dents[:, list(indices)], cell_scores)
         if best is None or outcome.score > best.score:
             best = outcome
     assert best is not None
@@ -258,6 +259,8 @@ def _with_background(samples: HoleSamples, outcome: _Outcome, imbalance_cost: fl
 
     Alternates, as k-means does, between the board and what it implies (the background from its empty
     holes and, when `learn_colours`, the disc colours from its discs), until the board stays the same.
+    How far each colour reaches towards the rims is kept from the first reading: re-learning a colour moves
+    it by a shade, not the holes' geometry.
     """
     for _ in range(BACKGROUND_ROUNDS):
         background = background_colours(samples, outcome.grid, outcome.colours)
@@ -265,8 +268,8 @@ def _with_background(samples: HoleSamples, outcome: _Outcome, imbalance_cost: fl
             return outcome
         colours = _refit_colours(samples, outcome) if learn_colours else outcome.colours
         claimed = background_claims(samples, colours, background)
-        cell_scores = _cell_scores(samples, colours, colour_distances(samples, colours), _dents(samples, colours), claimed)
-        previous, outcome = outcome, _evaluate(colours, cell_scores, imbalance_cost)
+        cell_scores = _cell_scores(samples, colours, colour_distances(samples, colours), outcome.dents, claimed)
+        previous, outcome = outcome, _evaluate(colours, outcome.dents, cell_scores, imbalance_cost)
         if np.array_equal(previous.grid, outcome.grid):
             break
     return outcome
@@ -280,8 +283,8 @@ def classify(samples: HoleSamples, reference_colours: tuple[np.ndarray, ...] | N
     """
     if reference_colours is not None:
         colours = tuple(reference_colours)
-        cell_scores = _cell_scores(samples, colours, colour_distances(samples, colours), _dents(samples, colours))
-        outcome = _evaluate(colours, cell_scores, FREE_COUNTS)
+        dents = _dents(samples, colours)
+        outcome = _evaluate(colours, dents, _cell_scores(samples, colours, colour_distances(samples, colours), dents), FREE_COUNTS)
         outcome = _with_background(samples, outcome, FREE_COUNTS, learn_colours=False)
     else:
         outcome = _best_hypothesis(samples)
@@ -298,5 +301,5 @@ def _order_by_count(outcome: _Outcome) -> _Outcome:
     """Make colour 1 the colour with more discs (it moved first); ties keep the order found."""
     if len(outcome.colours) == 2 and (outcome.grid == 2).sum() > (outcome.grid == 1).sum():
         swapped = np.where(outcome.grid == 0, 0, 3 - outcome.grid).astype(np.int8)
-        return _Outcome(outcome.score, swapped, outcome.cell_scores[::-1], outcome.colours[::-1])
+        return _Outcome(outcome.score, swapped, outcome.cell_scores[::-1], outcome.colours[::-1], outcome.dents[:, ::-1])
     return outcome

@@ -52,9 +52,9 @@ def fill_dents(rays: np.ndarray, rim_offsets: np.ndarray, colours: np.ndarray, f
     rays = rays[:, :, : len(radii)]
     to_colour = shaded_distances(rays, colours, EDGE_SHADING_RANGE)
     to_face = shaded_distances(rays, face[None], EDGE_SHADING_RANGE)
-    behind = ((to_face < match_radius) & (to_face < to_colour)) | (to_colour > ROOM_DISTANCE)
-    behind |= radii[None, None, :, None] > limit[:, :, None, None]
-    outermost = len(radii) - 1 - np.argmax(~behind[:, :, ::-1, :], axis=2)
-    reach = np.where((~behind).any(axis=2), radii[outermost], 0.0)
+    shows_colour = (to_colour <= ROOM_DISTANCE) & ((to_face >= match_radius) | (to_face >= to_colour))
+    shows_colour &= (radii[None, None, :] <= limit[:, :, None])[..., None]
+    outermost = np.where(shows_colour, np.arange(len(radii))[:, None], -1).max(axis=2)
+    reach = np.where(outermost >= 0, radii[np.maximum(outermost, 0)], 0.0)
     shortfall = np.sort(limit[..., None] - reach, axis=1)
     return shortfall[:, int((1 - WORST_RAYS) * ray_count)] - shortfall[:, int(TYPICAL_RAYS * ray_count)]

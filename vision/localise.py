@@ -320,7 +320,9 @@ def refine_corners(image: np.ndarray, corners_px: np.ndarray, shape: tuple[int, 
     if keep.sum() < 4:
         return corners_px
     face = np.median(region[probes[keep, 1], probes[keep, 0]], axis=0)
-    mask = (np.linalg.norm(region - face, axis=2) < FACE_MATCH_DISTANCE).astype(np.uint8)
+    difference = region - face
+    difference *= difference
+    mask = (difference[..., 0] + difference[..., 1] + difference[..., 2] < FACE_MATCH_DISTANCE**2).astype(np.uint8)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     centres, _ = hole_candidates(mask)
     if len(centres) < MIN_LATTICE_HOLES:

@@ -98,7 +98,9 @@ def rim_offsets(rays: np.ndarray, radii_pitch: np.ndarray) -> np.ndarray:
     """
     holes, count, _, _ = rays.shape
     face = np.median(rays[:, :, -1], axis=1)
-    differs = np.linalg.norm(rays - face[:, None, None], axis=-1) > RIM_CONTRAST
+    difference = rays - face[:, None, None]
+    difference *= difference
+    differs = difference[..., 0] + difference[..., 1] + difference[..., 2] > RIM_CONTRAST**2
     last = rays.shape[2] - 1 - np.argmax(differs[:, :, ::-1], axis=2)
     step = float(radii_pitch[1] - radii_pitch[0])
     angles = np.arange(count) * 2 * np.pi / count
