@@ -28,6 +28,12 @@ from vision.hole_samples import SECTOR_COUNT, HoleSamples, ramp_shaded_distances
 
 CLUSTER_RADIUS = 12.0
 MAX_CANDIDATES = 8
+# Two groups of a cluster are two colours when they lie this many times their spread apart (a spread along
+# one colour's shades splits far less: its halves are shades of each other anyway).
+SPLIT_SEPARATION = 4.0
+SPLIT_MIN_SPREAD = 1.0
+SPLIT_ROUNDS = 4
+MAX_SPLIT_GROUPS = 2
 MATCH_RADIUS = 16.0
 SHADING_RANGE = (0.92, 1.08)
 # Every shade a disc colour can take under the light of a room: a background colour wins a ring pixel only
@@ -45,7 +51,7 @@ DISCARDED_EVIDENCE_COST = 0.5
 # A disc in its slot reaches the rim all round but for the thin front plate and the rim's shadow (measured on
 # the photos: dents of 0.02 pitch at most); a loose disc behind leaves a crescent of 0.04 pitch and more.
 DENT_TOLERANCE_PITCH = 0.02
-DENT_COST_PER_PITCH = 400.0
+DENT_COST_PER_PITCH = 600.0
 COLOUR_COST = 1.0
 DULL_COLOUR_COST = 14.0
 SATURATED_CHROMA = 45.0
@@ -79,18 +85,51 @@ class _Outcome:
 
 def candidate_colours(hole_colours: np.ndarray, face: np.ndarray) -> list[np.ndarray]:
     """Cluster centres of the holes' colours, biggest cluster first; the board face's own colour is left out."""
+    return [centre for centre, _ in candidate_clusters(hole_colours, face, split=False)]
+
+
+def candidate_clusters(hole_colours: np.ndarray, face: np.ndarray, split: bool = True) -> list[tuple[np.ndarray, int]]:
+    """Cluster centres of the holes' colours with the cluster each belongs to, biggest cluster first (the board
+    face's own colour left out). With `split`, a vivid cluster (where a disc colour can hide) that holds two
+    groups of colours no light makes alike (yellow discs among holes showing wood of nearly their colour,
+    split_cluster) also gives the centre of each group, with its own cluster's number.
+    """
     remaining = np.ones(len(hole_colours), dtype=bool)
     distances = np.linalg.norm(hole_colours[:, None] - hole_colours[None], axis=2)
-    centres = []
-    while remaining.any() and len(centres) < MAX_CANDIDATES:
+    clusters = []
+    while remaining.any() and len(clusters) < MAX_CANDIDATES:
         neighbours = (distances < CLUSTER_RADIUS) & remaining[None] & remaining[:, None]
         seed = int(np.argmax(neighbours.sum(axis=1)))
         members = neighbours[seed]
-        centre = np.median(hole_colours[members], axis=0)
         remaining &= ~members
-        if np.linalg.norm(centre - face) >= MATCH_RADIUS:
-            centres.append(centre)
-    return centres
+        if np.linalg.norm(np.median(hole_colours[members], axis=0) - face) >= MATCH_RADIUS:
+            clusters.append(hole_colours[members])
+    centres = [(np.median(members, axis=0), number) for number, members in enumerate(clusters)]
+    for number, members in enumerate(clusters if split else []):
+        groups = split_cluster(members) if _dullness_cost(centres[number][0]) == 0.0 else []
+        if len(centres) + len(groups) <= MAX_CANDIDATES + MAX_SPLIT_GROUPS:
+            centres += [(group, number) for group in groups]
+    return sorted(centres, key=lambda item: item[1])
+
+
+def split_cluster(colours: np.ndarray) -> list[np.ndarray]:
+    """The centres of a cluster's two groups of colours (n, 3), bigger first, when two-means finds groups well apart
+    for their spread (SPLIT_SEPARATION) that are not shades of each other; else none."""
+    if len(colours) < 2:
+        return []
+    apart = np.linalg.norm(colours[:, None] - colours[None], axis=2)
+    first, second = np.unravel_index(np.argmax(apart), apart.shape)
+    centres = colours[[first, second]].astype(np.float64)
+    for _ in range(SPLIT_ROUNDS):
+        group = np.linalg.norm(colours[:, None] - centres[None], axis=2).argmin(axis=1)
+        if group.min() == group.max():
+            return []
+        centres = np.array([np.median(colours[group == k], axis=0) for k in range(2)])
+    spread = np.median(np.linalg.norm(colours - centres[group], axis=1))
+    separation = float(np.linalg.norm(centres[0] - centres[1]))
+    if separation < SPLIT_SEPARATION * max(spread, SPLIT_MIN_SPREAD) or _shades_of(centres[:1], centres[1:]).any():
+        return []
+    return [centres[k] for k in np.argsort(-np.bincount(group, minlength=2), kind="stable")]
 
 
 def colour_distances(samples: HoleSamples, colours: tuple[np.ndarray, ...]) -> np.ndarray:
@@ -134,22 +173,28 @@ def _dents(samples: HoleSamples, colours: tuple[np.ndarray, ...] | list[np.ndarr
     return fill_dents(samples.rays, samples.rim_offsets, np.asarray(colours).reshape(-1, 3), samples.face, MATCH_RADIUS)
 
 
-def _cell_scores(samples: HoleSamples, colours: tuple[np.ndarray, ...], distances: np.ndarray, dents: np.ndarray,
+def _cell_scores(samples: HoleSamples, colours: tuple[np.ndarray, ...], distances: np.ndarray,
                  claimed: np.ndarray | None = None) -> np.ndarray:
-    """(2, rows, cols) log-odds of a disc of colour 1 / 2 against an empty hole (very low for absent colours).
-
-    `dents` (holes, colours): a colour that stops short of the rim on one side is seen through the hole, behind
-    the board, however fully it covers the ring.
-    """
+    """(2, rows, cols) log-odds of a disc of colour 1 / 2 against an empty hole (very low for absent colours),
+    from how fully the colours cover the rings (before _with_crescents)."""
     rows, cols = samples.shape
     scores = np.full((2, rows, cols), -1e6)
     covered = coverage(distances, samples.sector, claimed)
-    crescent_cost = DENT_COST_PER_PITCH * np.maximum(dents - DENT_TOLERANCE_PITCH, 0.0)
     for index, colour in enumerate(colours):
         margin = covered[:, index] - COVERAGE_THRESHOLD
         gain = np.where(margin > 0, COVERAGE_GAIN, MISSING_COVERAGE_GAIN) * margin - _dullness_cost(colour)
-        scores[index] = (gain - crescent_cost[:, index]).reshape(rows, cols)
+        scores[index] = gain.reshape(rows, cols)
     return scores
+
+
+def _with_crescents(cell_scores: np.ndarray, dents: np.ndarray) -> np.ndarray:
+    """Cell scores less the cost of crescents: a colour that stops short of the rim on one side (`dents`, (holes,
+    colours)) is seen through the hole, behind the board, however fully it covers the ring."""
+    cost = DENT_COST_PER_PITCH * np.maximum(dents - DENT_TOLERANCE_PITCH, 0.0)
+    scored = cell_scores.copy()
+    for index in range(dents.shape[1]):
+        scored[index] -= cost[:, index].reshape(scored.shape[1:])
+    return scored
 
 
 def _evaluate(colours: tuple[np.ndarray, ...], dents: np.ndarray, cell_scores: np.ndarray,
@@ -172,35 +217,53 @@ def _best_hypothesis(samples: HoleSamples) -> _Outcome:
     Under each hypothesis the other candidates (but shades of its colours) are what is behind the board: they claim the ring pixels
     they explain better than any shade of the hypothesis' colours (as in background_claims), so a room of
     nearly a disc's colour seen through every empty hole does not count against the true pair.
-    A hypothesis whose unconstrained score (every cell at its best, ignoring gravity) cannot beat the
-    best so far is skipped without solving its board.
+    Branch and bound: a hypothesis whose unconstrained score (every cell at its best, ignoring gravity) cannot
+    beat the best so far is skipped without solving its board. Its colours each scored alone (no rival, no
+    room claiming pixels, no crescents) bound that score from above, so hypotheses are taken in the order of
+    that bound and the rest dropped once it falls below the best; crescents (vision.hole_fill) are measured
+    only for the colours of hypotheses still in the running.
     """
-    candidates = candidate_colours(np.median(samples.pixels, axis=1), samples.face)
+    clusters = candidate_clusters(np.median(samples.pixels, axis=1), samples.face)
+    candidates = [centre for centre, _ in clusters]
+    cluster = np.array([number for _, number in clusters])
+    whole = np.r_[True, cluster[1:] != cluster[:-1]] if len(clusters) else np.zeros(0, dtype=bool)
     distances = colour_distances(samples, tuple(candidates)) if candidates else np.zeros((*samples.pixels.shape[:2], 0))
     shaded = shaded_distances(samples.pixels, np.asarray(candidates), SHADOW_RANGE) if candidates else distances
     is_shade = _shades_of(candidates, candidates) if candidates else np.zeros((0, 0), dtype=bool)
-    dents = _dents(samples, candidates)
-    hypotheses = [()] + [(i,) for i in range(len(candidates))] + list(itertools.combinations(range(len(candidates)), 2))
-    scored = []
+    pairs = [(i, j) for i, j in itertools.combinations(range(len(candidates)), 2) if cluster[i] != cluster[j]]
+    hypotheses = [()] + [(i,) for i in range(len(candidates))] + pairs
+    alone = [_cell_scores(samples, (colour,), distances[:, :, [i]])[0] for i, colour in enumerate(candidates)]
+    hypotheses.sort(key=lambda indices: -_bound(np.array([alone[i] for i in indices] + [np.zeros(samples.shape)]), len(indices)))
+    dents = np.full((samples.pixels.shape[0], len(candidates)), np.nan)
+    best: _Outcome | None = None
     for indices in hypotheses:
         colours = tuple(candidates[i] for i in indices)
-        others = [i for i in range(len(candidates)) if i not in indices and not is_shade[i, list(indices)].any()]
+        if best is not None and _bound(np.array([alone[i] for i in indices] + [np.zeros(samples.shape)]), len(indices)) <= best.score:
+            break
+        others = [i for i in range(len(candidates)) if i not in indices and not is_shade[i, list(indices)].any()
+                  and not any(cluster[i] == cluster[j] and (whole[i] or whole[j]) for j in indices)]
         claimed = None
         if indices and others:
             claimed = distances[:, :, others].min(axis=2) < shaded[:, :, list(indices)].min(axis=2)
-        cell_scores = _cell_scores(samples, colours, distances[:, :, list(indices)], dents[:, list(indices)], claimed)
-        bound = float(np.maximum(cell_scores.max(axis=0), 0.0).sum()) - COLOUR_COST * len(colours)
-        scored.append((bound, indices, cell_scores))
-    scored.sort(key=lambda item: -item[0])
-    best: _Outcome | None = None
-    for bound, indices, cell_scores in scored:
-        if best is not None and bound <= best.score:
-            break
-        outcome = _evaluate(tuple(candidates[i] for i in indices), dents[:, list(indices)], cell_scores)
+        cell_scores = _cell_scores(samples, colours, distances[:, :, list(indices)], claimed)
+        if best is not None and _bound(cell_scores, len(indices)) <= best.score:
+            continue
+        unmeasured = [i for i in indices if np.isnan(dents[0, i])]
+        if unmeasured:
+            dents[:, unmeasured] = _dents(samples, [candidates[i] for i in unmeasured])
+        cell_scores = _with_crescents(cell_scores, dents[:, list(indices)])
+        if best is not None and _bound(cell_scores, len(indices)) <= best.score:
+            continue
+        outcome = _evaluate(colours, dents[:, list(indices)], cell_scores)
         if best is None or outcome.score > best.score:
             best = outcome
     assert best is not None
     return best
+
+
+def _bound(cell_scores: np.ndarray, colour_count: int) -> float:
+    """The score a hypothesis could reach at best: every cell at its best, ignoring gravity and counts."""
+    return float(np.maximum(cell_scores.max(axis=0), 0.0).sum()) - COLOUR_COST * colour_count
 
 
 def _refit_colours(samples: HoleSamples, outcome: _Outcome) -> tuple[np.ndarray, ...]:
@@ -268,7 +331,7 @@ def _with_background(samples: HoleSamples, outcome: _Outcome, imbalance_cost: fl
             return outcome
         colours = _refit_colours(samples, outcome) if learn_colours else outcome.colours
         claimed = background_claims(samples, colours, background)
-        cell_scores = _cell_scores(samples, colours, colour_distances(samples, colours), outcome.dents, claimed)
+        cell_scores = _with_crescents(_cell_scores(samples, colours, colour_distances(samples, colours), claimed), outcome.dents)
         previous, outcome = outcome, _evaluate(colours, outcome.dents, cell_scores, imbalance_cost)
         if np.array_equal(previous.grid, outcome.grid):
             break
@@ -284,7 +347,8 @@ def classify(samples: HoleSamples, reference_colours: tuple[np.ndarray, ...] | N
     if reference_colours is not None:
         colours = tuple(reference_colours)
         dents = _dents(samples, colours)
-        outcome = _evaluate(colours, dents, _cell_scores(samples, colours, colour_distances(samples, colours), dents), FREE_COUNTS)
+        cell_scores = _with_crescents(_cell_scores(samples, colours, colour_distances(samples, colours)), dents)
+        outcome = _evaluate(colours, dents, cell_scores, FREE_COUNTS)
         outcome = _with_background(samples, outcome, FREE_COUNTS, learn_colours=False)
     else:
         outcome = _best_hypothesis(samples)
