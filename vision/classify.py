@@ -24,7 +24,7 @@ import numpy as np
 
 from vision.gravity import best_legal_grid, count_problem
 from vision.hole_fill import fill_dents
-from vision.hole_samples import SECTOR_COUNT, HoleSamples, ramp_shaded_distances, shaded_distances
+from vision.hole_samples import BLACK, SECTOR_COUNT, HoleSamples, ramp_shaded_distances, shaded_distances
 
 CLUSTER_RADIUS = 12.0
 MAX_CANDIDATES = 8
@@ -114,22 +114,30 @@ def candidate_clusters(hole_colours: np.ndarray, face: np.ndarray, split: bool =
 
 def split_cluster(colours: np.ndarray) -> list[np.ndarray]:
     """The centres of a cluster's two groups of colours (n, 3), bigger first, when two-means finds groups well apart
-    for their spread (SPLIT_SEPARATION) that are not shades of each other; else none."""
+    for their spread (SPLIT_SEPARATION) that are not shades of each other; else none.
+
+    The groups are sought with every colour brought to the cluster's median light (a light gradient across the
+    board spreads one material's colours along its shades, not apart from another material's).
+    """
     if len(colours) < 2:
         return []
-    apart = np.linalg.norm(colours[:, None] - colours[None], axis=2)
+    shifted = colours.astype(np.float64) - BLACK
+    lights = np.linalg.norm(shifted, axis=1, keepdims=True)
+    relit = shifted / np.maximum(lights, 1e-6) * np.median(lights)
+    apart = np.linalg.norm(relit[:, None] - relit[None], axis=2)
     first, second = np.unravel_index(np.argmax(apart), apart.shape)
-    centres = colours[[first, second]].astype(np.float64)
+    centres = relit[[first, second]]
     for _ in range(SPLIT_ROUNDS):
-        group = np.linalg.norm(colours[:, None] - centres[None], axis=2).argmin(axis=1)
+        group = np.linalg.norm(relit[:, None] - centres[None], axis=2).argmin(axis=1)
         if group.min() == group.max():
             return []
-        centres = np.array([np.median(colours[group == k], axis=0) for k in range(2)])
-    spread = np.median(np.linalg.norm(colours - centres[group], axis=1))
+        centres = np.array([np.median(relit[group == k], axis=0) for k in range(2)])
+    spread = np.median(np.linalg.norm(relit - centres[group], axis=1))
     separation = float(np.linalg.norm(centres[0] - centres[1]))
-    if separation < SPLIT_SEPARATION * max(spread, SPLIT_MIN_SPREAD) or _shades_of(centres[:1], centres[1:]).any():
+    groups = [np.median(colours[group == k], axis=0) for k in range(2)]
+    if separation < SPLIT_SEPARATION * max(spread, SPLIT_MIN_SPREAD) or _shades_of(groups[:1], groups[1:]).any():
         return []
-    return [centres[k] for k in np.argsort(-np.bincount(group, minlength=2), kind="stable")]
+    return [groups[k] for k in np.argsort(-np.bincount(group, minlength=2), kind="stable")]
 
 
 def colour_distances(samples: HoleSamples, colours: tuple[np.ndarray, ...]) -> np.ndarray:
