@@ -33,6 +33,8 @@ MAX_CANDIDATES = 8
 SPLIT_SEPARATION = 4.0
 SPLIT_MIN_SPREAD = 1.0
 SPLIT_ROUNDS = 4
+# How much a difference in light counts, against one of hue or chroma, when clustering the holes' colours.
+LIGHT_WEIGHT = 0.5
 MAX_SPLIT_GROUPS = 2
 MATCH_RADIUS = 16.0
 SHADING_RANGE = (0.92, 1.08)
@@ -93,9 +95,15 @@ def candidate_clusters(hole_colours: np.ndarray, face: np.ndarray, split: bool =
     face's own colour left out). With `split`, a vivid cluster (where a disc colour can hide) that holds two
     groups of colours no light makes alike (yellow discs among holes showing wood of nearly their colour,
     split_cluster) also gives the centre of each group, with its own cluster's number.
+
+    Colours are compared brought to one light, with their difference in light counting LIGHT_WEIGHT only: a
+    light gradient across the board spreads one material along its shades, and must not break it in two.
     """
     remaining = np.ones(len(hole_colours), dtype=bool)
-    distances = np.linalg.norm(hole_colours[:, None] - hole_colours[None], axis=2)
+    shifted = hole_colours.astype(np.float64) - BLACK
+    lights = np.linalg.norm(shifted, axis=1)
+    relit = _relit(hole_colours)
+    distances = np.sqrt(((relit[:, None] - relit[None]) ** 2).sum(axis=2) + (LIGHT_WEIGHT * (lights[:, None] - lights[None])) ** 2)
     clusters = []
     while remaining.any() and len(clusters) < MAX_CANDIDATES:
         neighbours = (distances < CLUSTER_RADIUS) & remaining[None] & remaining[:, None]
@@ -112,6 +120,13 @@ def candidate_clusters(hole_colours: np.ndarray, face: np.ndarray, split: bool =
     return sorted(centres, key=lambda item: item[1])
 
 
+def _relit(colours: np.ndarray) -> np.ndarray:
+    """Colours (n, 3) all brought to their median light: shading scales a colour's distance from black."""
+    shifted = colours.astype(np.float64) - BLACK
+    lights = np.linalg.norm(shifted, axis=1, keepdims=True)
+    return shifted / np.maximum(lights, 1e-6) * np.median(lights) + BLACK
+
+
 def split_cluster(colours: np.ndarray) -> list[np.ndarray]:
     """The centres of a cluster's two groups of colours (n, 3), bigger first, when two-means finds groups well apart
     for their spread (SPLIT_SEPARATION) that are not shades of each other; else none.
@@ -121,9 +136,7 @@ def split_cluster(colours: np.ndarray) -> list[np.ndarray]:
     """
     if len(colours) < 2:
         return []
-    shifted = colours.astype(np.float64) - BLACK
-    lights = np.linalg.norm(shifted, axis=1, keepdims=True)
-    relit = shifted / np.maximum(lights, 1e-6) * np.median(lights)
+    relit = _relit(colours)
     apart = np.linalg.norm(relit[:, None] - relit[None], axis=2)
     first, second = np.unravel_index(np.argmax(apart), apart.shape)
     centres = relit[[first, second]]
@@ -224,7 +237,8 @@ def _best_hypothesis(samples: HoleSamples) -> _Outcome:
 
     Under each hypothesis the other candidates (but shades of its colours) are what is behind the board: they claim the ring pixels
     they explain better than any shade of the hypothesis' colours (as in background_claims), so a room of
-    nearly a disc's colour seen through every empty hole does not count against the true pair.
+    nearly a disc's colour seen through every empty hole does not count against the true pair. A cluster and
+    one of its own groups are one colour: they never pair, nor does one claim pixels from the other.
     Branch and bound: a hypothesis whose unconstrained score (every cell at its best, ignoring gravity) cannot
     beat the best so far is skipped without solving its board. Its colours each scored alone (no rival, no
     room claiming pixels, no crescents) bound that score from above, so hypotheses are taken in the order of
@@ -238,7 +252,8 @@ def _best_hypothesis(samples: HoleSamples) -> _Outcome:
     distances = colour_distances(samples, tuple(candidates)) if candidates else np.zeros((*samples.pixels.shape[:2], 0))
     shaded = shaded_distances(samples.pixels, np.asarray(candidates), SHADOW_RANGE) if candidates else distances
     is_shade = _shades_of(candidates, candidates) if candidates else np.zeros((0, 0), dtype=bool)
-    pairs = [(i, j) for i, j in itertools.combinations(range(len(candidates)), 2) if cluster[i] != cluster[j]]
+    pairs = [(i, j) for i, j in itertools.combinations(range(len(candidates)), 2)
+             if cluster[i] != cluster[j] or not (whole[i] or whole[j])]
     hypotheses = [()] + [(i,) for i in range(len(candidates))] + pairs
     alone = [_cell_scores(samples, (colour,), distances[:, :, [i]])[0] for i, colour in enumerate(candidates)]
     hypotheses.sort(key=lambda indices: -_bound(np.array([alone[i] for i in indices] + [np.zeros(samples.shape)]), len(indices)))
