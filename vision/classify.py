@@ -242,8 +242,8 @@ def _best_hypothesis(samples: HoleSamples) -> _Outcome:
     Branch and bound: a hypothesis whose unconstrained score (every cell at its best, ignoring gravity) cannot
     beat the best so far is skipped without solving its board. Its colours each scored alone (no rival, no
     room claiming pixels, no crescents) bound that score from above, so hypotheses are taken in the order of
-    that bound and the rest dropped once it falls below the best; crescents (vision.hole_fill) are measured
-    only for the colours of hypotheses still in the running.
+    that bound and the rest dropped once it falls below the best; crescents (vision.hole_fill), which only
+    lower scores, are measured once a hypothesis gets that far, for the colours that fill some hole alone.
     """
     clusters = candidate_clusters(np.median(samples.pixels, axis=1), samples.face)
     candidates = [centre for centre, _ in clusters]
@@ -271,9 +271,10 @@ def _best_hypothesis(samples: HoleSamples) -> _Outcome:
         cell_scores = _cell_scores(samples, colours, distances[:, :, list(indices)], claimed)
         if best is not None and _bound(cell_scores, len(indices)) <= best.score:
             continue
-        unmeasured = [i for i in indices if np.isnan(dents[0, i])]
-        if unmeasured:
-            dents[:, unmeasured] = _dents(samples, [candidates[i] for i in unmeasured])
+        if indices and np.isnan(dents).all():
+            dents[:] = 0.0
+            can_fill = [i for i in range(len(candidates)) if alone[i].max() > 0]
+            dents[:, can_fill] = _dents(samples, [candidates[i] for i in can_fill])
         cell_scores = _with_crescents(cell_scores, dents[:, list(indices)])
         if best is not None and _bound(cell_scores, len(indices)) <= best.score:
             continue

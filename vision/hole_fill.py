@@ -50,8 +50,8 @@ def fill_dents(rays: np.ndarray, rim_offsets: np.ndarray, colours: np.ndarray, f
     limit = along + np.sqrt(REACH_RADIUS_PITCH**2 - (rim_offsets**2).sum(axis=1)[:, None] + along**2)
     radii = RAY_RADII_PITCH[RAY_RADII_PITCH <= limit.max()]
     rays = rays[:, :, : len(radii)]
-    to_colour = shaded_distances(rays, colours, EDGE_SHADING_RANGE)
-    to_face = shaded_distances(rays, face[None], EDGE_SHADING_RANGE)
+    distances = shaded_distances(rays, np.vstack([colours, face]), EDGE_SHADING_RANGE)
+    to_colour, to_face = distances[..., :-1], distances[..., -1:]
     shows_colour = (to_colour <= ROOM_DISTANCE) & ((to_face >= match_radius) | (to_face >= to_colour))
     shows_colour &= (radii[None, None, :] <= limit[:, :, None])[..., None]
     outermost = np.where(shows_colour, np.arange(len(radii))[:, None], -1).max(axis=2)
