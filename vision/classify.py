@@ -3,10 +3,11 @@
 No fixed colour bands. The colours a hole can show are clustered; every pair of clusters (and a single
 cluster, and none) is a hypothesis for the two disc colours. Under a hypothesis a hole holds a disc of
 colour c when c covers all sectors of its ring (a disc in its slot fills the hole; a loose disc behind
-the board shows as a crescent and covers some sectors only), and its colour reaches the rim along every ray (a loose disc that covers three
-quarters of the hole leaves a crescent of the room or of the hole's inner wall: vision.hole_fill). The best legal board under each hypothesis
-(gravity, disc counts) is found exactly (vision.gravity); the hypothesis whose board explains the frame
-best wins, with a prior that disc colours are saturated. Background seen through empty holes can be as
+the board shows as a crescent and covers some sectors only) and reaches the rim along every ray (a loose
+disc covering three quarters of the hole leaves a crescent of the room or of the hole's inner wall:
+vision.hole_fill). The best legal board under each hypothesis (gravity, disc counts) is found exactly
+(vision.gravity); the hypothesis whose board explains the frame best wins, with a prior that disc colours
+are saturated. Background seen through empty holes can be as
 uniform as a disc, but it cannot sit under empty cells nor unbalance the counts, so it loses. Under a
 hypothesis the other clusters stand for the room behind the board: a ring pixel that one of them explains
 better than any shade of the hypothesis' colours is not disc, so wood of nearly the yellow discs' colour
@@ -51,7 +52,8 @@ COVERAGE_GAIN = 12.0
 MISSING_COVERAGE_GAIN = 30.0
 DISCARDED_EVIDENCE_COST = 0.5
 # A disc in its slot reaches the rim all round but for the thin front plate and the rim's shadow (measured on
-# the photos: dents of 0.02 pitch at most); a loose disc behind leaves a crescent of 0.04 pitch and more.
+# the photos with their corners: dents of 0.025 pitch at most, most under 0.01); a loose disc behind, off by a
+# third of a hole radius, leaves 0.03 and more. 0.01 pitch past the tolerance costs what a full ring gains.
 DENT_TOLERANCE_PITCH = 0.02
 DENT_COST_PER_PITCH = 600.0
 COLOUR_COST = 1.0
@@ -100,10 +102,9 @@ def candidate_clusters(hole_colours: np.ndarray, face: np.ndarray, split: bool =
     light gradient across the board spreads one material along its shades, and must not break it in two.
     """
     remaining = np.ones(len(hole_colours), dtype=bool)
-    shifted = hole_colours.astype(np.float64) - BLACK
-    lights = np.linalg.norm(shifted, axis=1)
-    relit = _relit(hole_colours)
-    distances = np.sqrt(((relit[:, None] - relit[None]) ** 2).sum(axis=2) + (LIGHT_WEIGHT * (lights[:, None] - lights[None])) ** 2)
+    relit, lights = _relit(hole_colours)
+    light_differences = LIGHT_WEIGHT * (lights[:, None] - lights[None])
+    distances = np.sqrt(((relit[:, None] - relit[None]) ** 2).sum(axis=2) + light_differences**2)
     clusters = []
     while remaining.any() and len(clusters) < MAX_CANDIDATES:
         neighbours = (distances < CLUSTER_RADIUS) & remaining[None] & remaining[:, None]
@@ -120,11 +121,12 @@ def candidate_clusters(hole_colours: np.ndarray, face: np.ndarray, split: bool =
     return sorted(centres, key=lambda item: item[1])
 
 
-def _relit(colours: np.ndarray) -> np.ndarray:
-    """Colours (n, 3) all brought to their median light: shading scales a colour's distance from black."""
+def _relit(colours: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Colours (n, 3) all brought to their median light, and their lights (n,): shading scales a colour's
+    distance from black."""
     shifted = colours.astype(np.float64) - BLACK
-    lights = np.linalg.norm(shifted, axis=1, keepdims=True)
-    return shifted / np.maximum(lights, 1e-6) * np.median(lights) + BLACK
+    lights = np.linalg.norm(shifted, axis=1)
+    return shifted / np.maximum(lights, 1e-6)[:, None] * np.median(lights) + BLACK, lights
 
 
 def split_cluster(colours: np.ndarray) -> list[np.ndarray]:
@@ -136,7 +138,7 @@ def split_cluster(colours: np.ndarray) -> list[np.ndarray]:
     """
     if len(colours) < 2:
         return []
-    relit = _relit(colours)
+    relit, _ = _relit(colours)
     apart = np.linalg.norm(relit[:, None] - relit[None], axis=2)
     first, second = np.unravel_index(np.argmax(apart), apart.shape)
     centres = relit[[first, second]]
@@ -156,8 +158,9 @@ def split_cluster(colours: np.ndarray) -> list[np.ndarray]:
 def colour_distances(samples: HoleSamples, colours: tuple[np.ndarray, ...]) -> np.ndarray:
     """(holes, ring pixels, len(colours)) distances from every ring pixel to every colour, under slight shading.
 
-    A curved disc or one in the rim's shadow is a little darker on one side; loose discs lying behind the
-    board are much darker, so the allowed shading is narrow (SHADING_RANGE).
+    A curved disc or one in the rim's shadow is a little darker on one side (a ramp of light across it whose
+    lit side is in the board's light); loose discs lying behind the board are darker all over, so the allowed
+    shading is narrow (SHADING_RANGE).
     """
     return ramp_shaded_distances(samples.pixels, np.asarray(colours).reshape(-1, 3), SHADING_RANGE)
 
@@ -256,12 +259,16 @@ def _best_hypothesis(samples: HoleSamples) -> _Outcome:
              if cluster[i] != cluster[j] or not (whole[i] or whole[j])]
     hypotheses = [()] + [(i,) for i in range(len(candidates))] + pairs
     alone = [_cell_scores(samples, (colour,), distances[:, :, [i]])[0] for i, colour in enumerate(candidates)]
-    hypotheses.sort(key=lambda indices: -_bound(np.array([alone[i] for i in indices] + [np.zeros(samples.shape)]), len(indices)))
+
+    def bound_alone(indices: tuple[int, ...]) -> float:
+        return _bound(np.array([alone[i] for i in indices] + [np.zeros(samples.shape)]), len(indices))
+
+    hypotheses.sort(key=lambda indices: -bound_alone(indices))
     dents = np.full((samples.pixels.shape[0], len(candidates)), np.nan)
     best: _Outcome | None = None
     for indices in hypotheses:
         colours = tuple(candidates[i] for i in indices)
-        if best is not None and _bound(np.array([alone[i] for i in indices] + [np.zeros(samples.shape)]), len(indices)) <= best.score:
+        if best is not None and bound_alone(indices) <= best.score:
             break
         others = [i for i in range(len(candidates)) if i not in indices and not is_shade[i, list(indices)].any()
                   and not any(cluster[i] == cluster[j] and (whole[i] or whole[j]) for j in indices)]
@@ -355,7 +362,8 @@ def _with_background(samples: HoleSamples, outcome: _Outcome, imbalance_cost: fl
             return outcome
         colours = _refit_colours(samples, outcome) if learn_colours else outcome.colours
         claimed = background_claims(samples, colours, background)
-        cell_scores = _with_crescents(_cell_scores(samples, colours, colour_distances(samples, colours), claimed), outcome.dents)
+        cell_scores = _cell_scores(samples, colours, colour_distances(samples, colours), claimed)
+        cell_scores = _with_crescents(cell_scores, outcome.dents)
         previous, outcome = outcome, _evaluate(colours, outcome.dents, cell_scores, imbalance_cost)
         if np.array_equal(previous.grid, outcome.grid):
             break
@@ -389,5 +397,6 @@ def _order_by_count(outcome: _Outcome) -> _Outcome:
     """Make colour 1 the colour with more discs (it moved first); ties keep the order found."""
     if len(outcome.colours) == 2 and (outcome.grid == 2).sum() > (outcome.grid == 1).sum():
         swapped = np.where(outcome.grid == 0, 0, 3 - outcome.grid).astype(np.int8)
-        return _Outcome(outcome.score, swapped, outcome.cell_scores[::-1], outcome.colours[::-1], outcome.dents[:, ::-1])
+        return _Outcome(outcome.score, swapped, outcome.cell_scores[::-1], outcome.colours[::-1],
+                        outcome.dents[:, ::-1])
     return outcome

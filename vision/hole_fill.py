@@ -1,4 +1,4 @@
-"""How fully a colour fills each hole out to its rim: a disc in its slot does all round, a disc behind the board does not.
+"""How fully a colour fills each hole out to its rim: a disc in its slot does all round, a loose disc behind does not.
 
 A disc resting in its slot sits just behind the front plate and fills the hole face-on, so along every ray
 from the hole's centre its colour reaches the rim (a shade darker where the rim casts its shadow, and short

@@ -163,7 +163,7 @@ def _sample_map(corners_key: bytes, shape: tuple[int, int]) -> np.ndarray:
 
 
 def sample_holes(image_bgr: np.ndarray, corners_px: np.ndarray, shape: tuple[int, int]) -> HoleSamples:
-    """Collect the ring pixels and rays of every hole and the colour of the board face, as seen in the rectified view."""
+    """Collect the ring pixels and rays of every hole and the board face's colour, as seen in the rectified view."""
     rows, cols = shape
     holes = rows * cols
     positions = _sample_map(np.ascontiguousarray(corners_px, dtype=np.float64).tobytes(), (rows, cols))
