@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import cv2
@@ -11,7 +10,6 @@ import pytest
 from conftest import random_game_grid, render_board
 
 import vision
-from robot.cli import main
 from vision.cameras import Camera, ImageFolderCamera, OpenCVCamera, SimCamera, VideoFileCamera, open_camera
 
 
