@@ -195,11 +195,13 @@ def _search(current: np.uint64, mask: np.uint64, moves: int, width: int, height:
                         if has_line((cur ^ msk) | (empty & follower_rows), h1, connect):
                             upper = -1
                 if lower >= s_beta[sp]:
-                    if sp == 0:  # the move stored with the table's bound proved it; else any playable move
-                        root_column = known_column if known_lower >= s_beta[0] else -1
+                    if sp == 0 and known_lower >= s_beta[0]:  # the move stored with the table's bound proved it
+                        root_column = known_column
+                    elif sp == 0:  # the static bound holds for every playable move: take the centre-most
                         for i in range(width):
-                            if known_lower < s_beta[0] and root_column < 0 and playable & column_masks[order[i]]:
+                            if playable & column_masks[order[i]]:
                                 root_column = order[i]
+                                break
                     result = lower
                     mode = _RETURN
                     continue

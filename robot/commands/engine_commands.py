@@ -64,8 +64,8 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
     bench.add_argument("--games", type=int, default=None, help="with --play: games to play")
     bench.add_argument("--no-book", action="store_true", help="with --play: without the opening book")
     bench.add_argument("--no-ponder", action="store_true", help="with --play: without pondering")
-    bench.add_argument("--budget", type=int, metavar="N", help="time N robot answers in games from the first "
-                       "move (book on, no pondering): does every answer keep the 500 ms budget?")
+    bench.add_argument("--budget", type=int, metavar="N", help="time N robot answers in games from random 2-ply "
+                       "openings (book on, no pondering): does every answer keep the 500 ms budget?")
     _add_table_flag(bench)
     bench.set_defaults(run=run_bench)
 
