@@ -1,10 +1,11 @@
 """Where the board is: its corner holes in the image and, with camera intrinsics, its pose.
 
 The hole centres come from the vision module's localisation (automatic, or refined from corners a
-person clicked or typed). Vision finds the centre of what shows through each hole, which lies on the
-discs' mid-plane behind the front face; the pose is a perspective-n-point fit of those centres to
-that plane of the hole lattice (see `BoardCalibration` for the hole frame), and the saved corners
-are the front face's, projected with that pose. Without intrinsics the corners are vision's own.
+person clicked or typed) fitted to the holes' rims: the circles where the front face ends, whatever of
+the lit or shaded inner walls and the slot shows through. The pose is a perspective-n-point fit of
+those centres to the front face's hole lattice (see `BoardCalibration` for the hole frame), and the
+saved corners are that lattice's corners projected with the pose. Without intrinsics the corners are
+vision's own.
 """
 
 from __future__ import annotations
@@ -22,12 +23,11 @@ log = logging.getLogger(__name__)
 
 HOLE_SAMPLE_RADIUS_PITCH = 0.22  # well inside a hole even from the front face's centre
 
-def hole_lattice_m(rows: int, cols: int, column_pitch_m: float, row_pitch_m: float, depth_m: float = 0.0) -> np.ndarray:
-    """(rows, cols, 3) hole centres in the hole frame, row 0 at the bottom, `depth_m` behind the front face."""
+def hole_lattice_m(rows: int, cols: int, column_pitch_m: float, row_pitch_m: float) -> np.ndarray:
+    """(rows, cols, 3) hole centres on the front face in the hole frame, row 0 at the bottom."""
     lattice = np.zeros((rows, cols, 3))
     lattice[:, :, 0] = np.arange(cols)[None, :] * column_pitch_m
     lattice[:, :, 1] = np.arange(rows)[:, None] * row_pitch_m
-    lattice[:, :, 2] = -depth_m
     return lattice
 
 
@@ -37,11 +37,11 @@ def corners_of(hole_centres_px: np.ndarray) -> np.ndarray:
 
 
 def board_pose(
-    hole_centres_px: np.ndarray, camera: CameraCalibration, column_pitch_m: float, row_pitch_m: float, depth_m: float = 0.0
+    hole_centres_px: np.ndarray, camera: CameraCalibration, column_pitch_m: float, row_pitch_m: float
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(rvec, tvec_m) of the hole frame in the camera frame from the image of every hole centre `depth_m` behind the front."""
+    """(rvec, tvec_m) of the hole frame in the camera frame from the image of every hole centre on the front face."""
     rows, cols = hole_centres_px.shape[:2]
-    object_points = hole_lattice_m(rows, cols, column_pitch_m, row_pitch_m, depth_m).reshape(-1, 3)
+    object_points = hole_lattice_m(rows, cols, column_pitch_m, row_pitch_m).reshape(-1, 3)
     image_points = np.asarray(hole_centres_px, float).reshape(-1, 1, 2)
     matrix = np.asarray(camera.camera_matrix, float)
     distortion = np.asarray(camera.distortion, float)
@@ -75,6 +75,7 @@ def register_board(
     None: a standard 7x6 board). Raises CalibrationFailedError when vision does not find the board.
     """
     import vision
+    from vision.localise import fit_to_rims
 
     dimensions = dimensions or BoardCalibration(rows=6, cols=7, corners_px=((0, 0),) * 4)
     shape = (dimensions.rows, dimensions.cols)
@@ -82,10 +83,12 @@ def register_board(
     if not reading.is_board_found:
         reason = "; ".join(reading.problems) or "no hole lattice seen"
         raise CalibrationFailedError(f"board not found ({reason}): show the whole front of the board, or give its corners")
+    if corners_px is not None:  # a reading from given corners is refined to the holes, not yet to their rims
+        reading = vision.read(image_bgr, shape=shape, corners=fit_to_rims(image_bgr, np.asarray(reading.corners, float), shape))
     centres = np.asarray(reading.hole_centres_px, float)
     if camera is None:
         return dataclasses.replace(dimensions, corners_px=corners_of(centres), rvec_rad=None, tvec_m=None)
-    rvec, tvec = board_pose(centres, camera, dimensions.column_pitch_m, dimensions.row_pitch_m, dimensions.disc_plane_depth_m)
+    rvec, tvec = board_pose(centres, camera, dimensions.column_pitch_m, dimensions.row_pitch_m)
     log.info("board pose: rvec %s rad, tvec %s m", np.round(rvec, 4), np.round(tvec, 4))
     corners = front_corners_px(rvec, tvec, camera, dimensions)
     return dataclasses.replace(dimensions, corners_px=corners, rvec_rad=rvec, tvec_m=tvec)

@@ -25,11 +25,10 @@ from calibration.store import BoardCalibration, ArmPose
 
 log = logging.getLogger(__name__)
 
-# Where a drop pose sits relative to the top hole of its column on a common board (hole frame): how
-# far above it, and how far behind the front face. Only the product with the board's turn matters, so
-# rough figures give sub-millimetre errors.
+# How far a drop pose sits above the top hole of its column on a common board (it is over the slot,
+# the board's disc plane behind the front face). Only the product with the board's turn matters, so a
+# rough figure gives sub-millimetre errors.
 ENTRY_HEIGHT_ABOVE_TOP_HOLE_M = 0.05
-ENTRY_DEPTH_BEHIND_FRONT_M = 0.007
 
 # A test drop: (0-based column, pose) -> the 0-based column the camera saw the disc land in, or None.
 DropTest = Callable[[int, ArmPose], int | None]
@@ -75,7 +74,7 @@ def _hole_frame_in_arm(drops: Sequence[ArmPose], board: BoardCalibration) -> np.
     rotation = np.column_stack([x_axis, y_axis, np.cross(x_axis, y_axis)])
     entries = np.array(
         [
-            [column * board.column_pitch_m, (board.rows - 1) * board.row_pitch_m + ENTRY_HEIGHT_ABOVE_TOP_HOLE_M, -ENTRY_DEPTH_BEHIND_FRONT_M]
+            [column * board.column_pitch_m, (board.rows - 1) * board.row_pitch_m + ENTRY_HEIGHT_ABOVE_TOP_HOLE_M, -board.disc_plane_depth_m]
             for column in range(len(drops))
         ]
     )

@@ -82,8 +82,8 @@ class CameraCalibration:
 class BoardCalibration:
     """Where the board is in the image (corner hole centres), its dimensions and, with intrinsics, its pose.
 
-    Corners are the hole centres on the front face. Through a hole the camera sees the slot, so the
-    centre of what it sees lies on the discs' mid-plane, `disc_plane_depth_m` behind the front face.
+    Corners are the hole centres on the front face. The discs stand in the slot, their mid-plane
+    `disc_plane_depth_m` behind the front face: that is where the arm drops them.
 
     The pose (rvec, tvec) maps the hole frame to the camera frame: origin at the bottom-left hole's
     centre on the front face, x along the bottom row towards the last column, y up the first column,

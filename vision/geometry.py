@@ -50,6 +50,8 @@ def grid_to_image_homography(corners_px: np.ndarray, shape: tuple[int, int]) -> 
 def project(homography: np.ndarray, points: np.ndarray) -> np.ndarray:
     """Apply a homography to (..., 2) points."""
     flat = points.reshape(-1, 2)
+    if len(flat) == 0:
+        return np.asarray(points, float)
     mapped = cv2.perspectiveTransform(flat[None].astype(np.float64), homography)[0]
     return mapped.reshape(points.shape)
 

@@ -1,13 +1,16 @@
-"""Hole centres from their rims: a circle fitted, all round, to where the board face ends around each hole.
+"""Hole centres from their rims: an ellipse fitted, all round, to where the board face ends around each hole.
 
 A hole's outline in a face-colour mask is lopsided: light from above shows the lower inner wall in the face's
 own colour and hides the upper one in shadow, so the mask's hole loses its bottom and its centroid sits high
 (up to 0.05 pitch on the photos). The rim itself is where the flat face ends, at the same distance from
-the centre all round. So, in grid units (where holes are circles whatever the perspective), rays go from
-half a pitch out (the face between holes) inwards, and the first sample that is not the face around that
-hole (its own median face colour, so uneven light does not matter) is a rim point; a circle is fitted to
-each hole's rim points, trimming the rays that strayed (a disc edge, a highlight), and the circles' centres
-are the holes' centres.
+the centre all round. So, in grid units (column and row pitches, where perspective is undone), rays go
+from half a pitch out (the face between holes) inwards, and the first sample that is not the face around
+that hole (its own median face colour, so uneven light does not matter) is a rim point. The rim is often
+a faint line one pixel wide (a lit inner wall can have nearly the face's colour), so a sample takes the
+most different of its four pixels. An axis-aligned ellipse (a round hole, when the two pitches differ) is
+fitted to each hole's rim points, trimming the rays that strayed (a disc edge, a highlight, a wall with no
+line at the rim), and the ellipses' centres are the holes' centres. On the simulated board (pitches 34.7
+and 31.8 mm) circles and bilinear samples put the centres 1-3 px high; this puts them within 1 px.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ RIM_CONTRAST = 9.0
 MIN_RIM_RAYS = 0.6
 TRIM_FACTOR = 2.5
 TRIM_ROUNDS = 3
+MIN_ASPECT = 0.5  # a hole at most twice as wide in pitches one way as the other
 # A rim centred further than this from where it was looked for is something else (a disc edge, a shadow).
 MAX_RIM_OFFSET_PITCH = 0.15
 FACE_PROBES = np.array([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5], [0, -0.5], [0, 0.5], [-0.5, 0], [0.5, 0]])
@@ -37,16 +41,35 @@ def _sample(lab: np.ndarray, points_px: np.ndarray) -> np.ndarray:
     return cv2.remap(lab, maps[..., 0], maps[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).reshape(n, m, 3)
 
 
-def _fit_circles(points: np.ndarray, use: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Least-squares circles (algebraic fit) through each row of points (h, n, 2) where `use`; centres and radii."""
+def _fit_ellipses(points: np.ndarray, use: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Least-squares axis-aligned ellipses (algebraic fit of x^2 + aspect y^2 + c x + d y + e = 0) through each
+    row of points (h, n, 2) where `use`: centres, aspects (y's weight) and radii along x.
+
+    Grid units are column and row pitches, so a round hole is an ellipse there when the two pitches differ."""
     x, y = points[..., 0], points[..., 1]
-    design = np.stack([x, y, np.ones_like(x)], axis=-1) * use[..., None]
-    target = -(x * x + y * y) * use
-    normal = np.einsum("hni,hnj->hij", design, design) + 1e-9 * np.eye(3)
-    a, b, c = np.linalg.solve(normal, np.einsum("hni,hn->hi", design, target)[..., None])[..., 0].T
-    centres = np.stack([-a / 2, -b / 2], axis=-1)
-    radii = np.sqrt(np.maximum((centres**2).sum(axis=-1) - c, 1e-12))
-    return centres, radii
+    design = np.stack([y * y, x, y, np.ones_like(x)], axis=-1) * use[..., None]
+    target = -(x * x) * use
+    normal = np.einsum("hni,hnj->hij", design, design) + 1e-9 * np.eye(4)
+    aspect, c, d, e = np.linalg.solve(normal, np.einsum("hni,hn->hi", design, target)[..., None])[..., 0].T
+    aspect = np.clip(aspect, MIN_ASPECT, 1 / MIN_ASPECT)
+    centres = np.stack([-c / 2, -d / (2 * aspect)], axis=-1)
+    radii = np.sqrt(np.maximum(centres[:, 0] ** 2 + aspect * centres[:, 1] ** 2 - e, 1e-12))
+    return centres, aspect, radii
+
+
+def _neighbour_distance(lab: np.ndarray, points_px: np.ndarray, face: np.ndarray) -> np.ndarray:
+    """(holes, rays, radii): the largest distance from each hole's face colour among the four pixels around each
+    ray point (holes * rays, radii, 2). A rim line one pixel wide is seen whichever side of it a sample falls;
+    bilinear samples halve its contrast between pixel centres."""
+    holes = len(face)
+    largest = None
+    for dx in (-0.5, 0.5):
+        for dy in (-0.5, 0.5):
+            maps = (points_px + (dx, dy)).astype(np.float32)
+            near = cv2.remap(lab, maps[..., 0], maps[..., 1], cv2.INTER_NEAREST, borderMode=cv2.BORDER_REPLICATE)
+            distance = np.linalg.norm(near.reshape(holes, RAY_COUNT, -1, 3) - face[:, None, None], axis=-1)
+            largest = distance if largest is None else np.maximum(largest, distance)
+    return largest
 
 
 def rim_centres(lab: np.ndarray, homography: np.ndarray, shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
@@ -62,8 +85,7 @@ def rim_centres(lab: np.ndarray, homography: np.ndarray, shape: tuple[int, int])
     angles = np.arange(RAY_COUNT) * 2 * np.pi / RAY_COUNT
     directions = np.stack([np.cos(angles), np.sin(angles)], axis=-1)
     ray_points = cells[:, None, None, :] + RAY_RADII_PITCH[None, None, :, None] * directions[None, :, None, :]
-    samples = _sample(lab, project(homography, ray_points.reshape(holes * RAY_COUNT, -1, 2)))
-    distance = np.linalg.norm(samples.reshape(holes, RAY_COUNT, -1, 3) - face[:, None, None], axis=-1)
+    distance = _neighbour_distance(lab, project(homography, ray_points.reshape(holes * RAY_COUNT, -1, 2)), face)
     beyond_face = distance > RIM_CONTRAST
     first = beyond_face.argmax(axis=2)
     use = beyond_face.any(axis=2) & (first > 0)
@@ -74,18 +96,19 @@ def rim_centres(lab: np.ndarray, homography: np.ndarray, shape: tuple[int, int])
 
 
 def fit_rims(rim_points: np.ndarray, use: np.ndarray, step: float) -> tuple[np.ndarray, np.ndarray]:
-    """Circles through each hole's rim points (holes, rays, 2) where `use`, trimming the rays that strayed (a disc
-    edge, a highlight) by more than TRIM_FACTOR times the typical residual (at least a ray `step`): the circles'
+    """Ellipses through each hole's rim points (holes, rays, 2) where `use`, trimming the rays that strayed (a disc
+    edge, a highlight) by more than TRIM_FACTOR times the typical residual (at least a ray `step`): the ellipses'
     centres (holes, 2) and the rays kept."""
     use = use.copy()
     for _ in range(TRIM_ROUNDS):
-        centres, radii = _fit_circles(rim_points, use)
-        residual = np.abs(np.linalg.norm(rim_points - centres[:, None], axis=-1) - radii[:, None])
+        centres, aspect, radii = _fit_ellipses(rim_points, use)
+        offset = rim_points - centres[:, None]
+        residual = np.abs(np.sqrt(offset[..., 0] ** 2 + aspect[:, None] * offset[..., 1] ** 2) - radii[:, None])
         ordered = np.sort(np.where(use, residual, np.inf), axis=1)
         middle = np.maximum(use.sum(axis=1) - 1, 0) // 2
         typical = np.minimum(ordered[np.arange(len(use)), middle], 1.0)
         use &= residual <= np.maximum(TRIM_FACTOR * typical[:, None], step)
-    centres, _ = _fit_circles(rim_points, use)
+    centres, _, _ = _fit_ellipses(rim_points, use)
     return centres, use
 
 
