@@ -75,6 +75,7 @@ def register_board(
     None: a standard 7x6 board). Raises CalibrationFailedError when vision does not find the board.
     """
     import vision
+    from vision.geometry import hole_centres_px
     from vision.localise import fit_to_rims
 
     dimensions = dimensions or BoardCalibration(rows=6, cols=7, corners_px=((0, 0),) * 4)
@@ -83,9 +84,9 @@ def register_board(
     if not reading.is_board_found:
         reason = "; ".join(reading.problems) or "no hole lattice seen"
         raise CalibrationFailedError(f"board not found ({reason}): show the whole front of the board, or give its corners")
-    if corners_px is not None:  # a reading from given corners is refined to the holes, not yet to their rims
-        reading = vision.read(image_bgr, shape=shape, corners=fit_to_rims(image_bgr, np.asarray(reading.corners, float), shape))
     centres = np.asarray(reading.hole_centres_px, float)
+    if corners_px is not None:  # a reading from given corners is refined to the holes, not yet to their rims
+        centres = hole_centres_px(fit_to_rims(image_bgr, np.asarray(reading.corners, float), shape), shape)
     if camera is None:
         return dataclasses.replace(dimensions, corners_px=corners_of(centres), rvec_rad=None, tvec_m=None)
     rvec, tvec = board_pose(centres, camera, dimensions.column_pitch_m, dimensions.row_pitch_m)

@@ -10,7 +10,7 @@ a faint line one pixel wide (a lit inner wall can have nearly the face's colour)
 most different of its four pixels. An axis-aligned ellipse (a round hole, when the two pitches differ) is
 fitted to each hole's rim points, trimming the rays that strayed (a disc edge, a highlight, a wall with no
 line at the rim), and the ellipses' centres are the holes' centres. On the simulated board (pitches 34.7
-and 31.8 mm) circles and bilinear samples put the centres 1-3 px high; this puts them within 1 px.
+and 31.8 mm) circles and bilinear samples put the centres 1-3 px high; this puts them within 1.5 px.
 """
 
 from __future__ import annotations

@@ -65,6 +65,15 @@ def test_board_corners_within_2_px_at_home_and_moved(world) -> None:
         assert np.linalg.norm(np.subtract(board.tvec_m, truth.tvec_m)) < 0.01
 
 
+def test_board_from_rough_given_corners_within_2_px(world) -> None:
+    """Corners a person clicks a few pixels off are refined to the holes' rims, as found ones are."""
+    camera = sim_camera(world)
+    truth = sim_board(world, camera)
+    rough = np.add(truth.corners_px, [[3, -2], [-2, 3], [2, 2], [-3, -1]])
+    board = register_board(world.render_camera(), truth, corners_px=rough, camera=camera)
+    assert np.abs(np.subtract(board.corners_px, truth.corners_px)).max() < 2.0
+
+
 def test_drops_restored_after_moving_the_board_2_cm_and_3_degrees(world) -> None:
     taught = sim_setup(world)
     moved = sim.WorldConfig().with_board_pose(0.014, -0.014, math.radians(3.0))
