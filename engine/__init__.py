@@ -1,5 +1,6 @@
 """The game engine: positions, the exact solver, and the time-budgeted search that picks the robot's move.
 
+Importing the package first drops cached kernels that an edit made stale (engine/kernel_cache.py).
 `Position` and the search's names load at once (the search's numba kernels compile or load on the
 first search, `warm_up()` does it ahead); the solver module loads on first use. `search` is imported
 eagerly because a lazily set attribute would be shadowed by the submodule `engine.search` once
@@ -10,6 +11,10 @@ from __future__ import annotations
 
 import importlib
 from typing import Any
+
+from engine.kernel_cache import drop_stale_kernels
+
+drop_stale_kernels()  # before any kernel loads: numba alone would miss an edit of a file a kernel inlines
 
 from engine.position import IllegalMoveError, InvalidBoardError, InvalidMoveError, Position
 from engine.search import Limit, SearchResult, search, warm_up
