@@ -70,9 +70,10 @@ def test_set_moves(rows: list[tuple[str, int]], limit: Limit, use_book: bool, so
 
 def game_moves(games: int, limit: Limit, use_book: bool, think_s: float, ponder: bool, solver: Solver | None,
                seed: int = 0, on_move: Callable[[MoveRecord], None] | None = None, opening_plies: int = 2,
-               opponent_s: float = 0.2) -> list[MoveRecord]:
+               opponent_s: float = 0.2, width: int = 7, height: int = 6) -> list[MoveRecord]:
     """Every robot move of `games` games against mixed opponents (each searching `opponent_s` a move),
-    from random openings of `opening_plies` plies; judged by `solver`, or not at all when it is None.
+    from random openings of `opening_plies` plies (0: from the empty board, on the book's lines) on a
+    `width` x `height` board; judged by `solver`, or not at all when it is None.
 
     The robot plays first in even games and second in odd ones. After each robot move the opponent
     takes `think_s` seconds (its own search included) while the robot ponders, if `ponder`.
@@ -86,7 +87,7 @@ def game_moves(games: int, limit: Limit, use_book: bool, think_s: float, ponder:
         for game in range(games):
             opponent = make_player(OPPONENTS[game % len(OPPONENTS)], Limit(time=opponent_s))
             robot_side = 1 if game % 2 == 0 else 2
-            position = Position.from_moves(random_opening(opening_plies, rng))
+            position = Position.from_moves(random_opening(opening_plies, rng, width, height), width, height)
             game_rng = random.Random(rng.getrandbits(32))
             while not position.is_over():
                 if position.side_to_move == robot_side:

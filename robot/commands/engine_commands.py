@@ -64,8 +64,13 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
     bench.add_argument("--games", type=int, default=None, help="with --play: games to play")
     bench.add_argument("--no-book", action="store_true", help="with --play: without the opening book")
     bench.add_argument("--no-ponder", action="store_true", help="with --play: without pondering")
-    bench.add_argument("--budget", type=int, metavar="N", help="time N robot answers in games from random 2-ply "
+    bench.add_argument("--openings", type=int, default=2, metavar="K", help="with --games or --budget: random "
+                       "plies before the robot plays (default 2: off its book at once; 0: from the empty board)")
+    bench.add_argument("--budget", type=int, metavar="N", help="time N robot answers in games from random "
                        "openings (book on, no pondering): does every answer keep the 500 ms budget?")
+    bench.add_argument("--width", type=int, default=7, help="with --budget: board columns (default 7; 9x7 and "
+                       "8x8 play by the heuristic search alone)")
+    bench.add_argument("--height", type=int, default=6, help="with --budget: board rows (default 6)")
     _add_table_flag(bench)
     bench.set_defaults(run=run_bench)
 

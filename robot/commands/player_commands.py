@@ -22,7 +22,6 @@ BUDGET_MS = 500.0
 THINK_S = 5.0  # the simulated person's thinking time per move in the benchmark games
 BUDGET_GAMES_PER_ROUND = 2  # one with the robot first, one second
 BUDGET_OPPONENT_S = 0.05  # the opponents only make the games varied: their speed does not matter
-BUDGET_OPENING_PLIES = 2  # random first plies take the robot off its book at once: the hard case
 
 
 def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubParsersAction) -> None:
@@ -110,7 +109,8 @@ def bench_play(args: argparse.Namespace) -> int:
     """Value-keeping and exactly optimal shares, proven share and time per robot move, level 10 at 500 ms.
 
     Flags read from `args` (defined by the engine area's `bench engine` parser): lines (per test
-    set), sets, games (against mixed opponents thinking THINK_S each move), no_book, no_ponder.
+    set), sets, games (against mixed opponents thinking THINK_S each move, from random openings of
+    `openings` plies), no_book, no_ponder.
     """
     from engine.play_quality import game_moves, test_set_moves
     from engine.search import Limit, warm_up
@@ -121,6 +121,7 @@ def bench_play(args: argparse.Namespace) -> int:
     games = 4 if getattr(args, "games", None) is None else args.games
     if lines < 1 or games < 0:
         raise ValueError(f"--lines {lines} / --games {games}: give at least one line and zero or more games")
+    openings = _opening_plies(args)
     folder = getattr(args, "testsets", None) or TESTSETS
     names = [name.strip() for name in getattr(args, "sets", "").split(",") if name.strip()] or list(SET_NAMES)
     use_book, ponder = not args.no_book, not args.no_ponder
@@ -139,9 +140,9 @@ def bench_play(args: argparse.Namespace) -> int:
         every += records
         _print_row(f"set {name}", records)
     if games:
-        records = game_moves(games, limit, use_book, THINK_S, ponder, judge)
+        records = game_moves(games, limit, use_book, THINK_S, ponder, judge, opening_plies=openings)
         every += records
-        _print_row(f"{games} games", records)
+        _print_row(f"{games} games, {openings}-ply", records)
     _print_row("all", every)
     slowest = max(record.ms for record in every)
     print(f"slowest answer {slowest:.1f} ms (budget {BUDGET_MS:.0f} ms + 10% = {1.1 * BUDGET_MS:.0f} ms): "
@@ -151,28 +152,35 @@ def bench_play(args: argparse.Namespace) -> int:
 
 def bench_budget(args: argparse.Namespace) -> int:
     """Time `args.budget` answers of level 10 (500 ms, book on, no pondering: no head start) in games from
-    random 2-ply openings against mixed opponents, and show how the slowest compare with the budget."""
+    random openings (`args.openings` plies, 2 by default: off the book at once, the hard case) against
+    mixed opponents on an `args.width` x `args.height` board, and show how the slowest compare with the
+    budget."""
     from engine.play_quality import game_moves
+    from engine.position import Position
     from engine.search import Limit, warm_up
 
     wanted = args.budget
     if wanted < 1:
         raise ValueError(f"--budget {wanted}: give how many answers to time, e.g. 10000")
-    warm_up()
+    width, height = getattr(args, "width", 7), getattr(args, "height", 6)
+    Position.empty(width, height)  # a board size it cannot play is refused before any game
+    openings = _opening_plies(args)
+    warm_up(width, height)
     limit = Limit(time=BUDGET_MS / 1000.0)
     records: list = []
     started = time.perf_counter()
     games = 0
     while len(records) < wanted:
         records += game_moves(BUDGET_GAMES_PER_ROUND, limit, use_book=True, think_s=0.0, ponder=False,
-                              solver=None, seed=games, opening_plies=BUDGET_OPENING_PLIES,
-                              opponent_s=BUDGET_OPPONENT_S)
+                              solver=None, seed=games, opening_plies=openings,
+                              opponent_s=BUDGET_OPPONENT_S, width=width, height=height)
         games += BUDGET_GAMES_PER_ROUND
         print(f"\r{len(records)} answers timed in {games} games, {time.perf_counter() - started:.0f} s",
               end="", flush=True)
     print()
     times_ms = sorted(record.ms for record in records)
     over = sum(ms > BUDGET_MS for ms in times_ms)
+    print(f"{width}x{height} board, {openings}-ply random openings")
     print(f"{'answers':>8}{'proven %':>9}{'median ms':>10}{'p99 ms':>8}{'p99.9 ms':>9}{'max ms':>8}{'over 500':>9}")
     print(f"{len(records):>8}{100 * sum(r.proven for r in records) / len(records):>9.1f}"
           f"{statistics.median(times_ms):>10.1f}{_quantile(times_ms, 0.99):>8.1f}{_quantile(times_ms, 0.999):>9.1f}"
@@ -181,6 +189,14 @@ def bench_budget(args: argparse.Namespace) -> int:
     print(f"slowest answer {times_ms[-1]:.1f} ms (budget {BUDGET_MS:.0f} ms + 10% = {1.1 * BUDGET_MS:.0f} ms): "
           f"{'within' if times_ms[-1] <= 1.1 * BUDGET_MS else 'OVER'}")
     return 0
+
+
+def _opening_plies(args: argparse.Namespace) -> int:
+    """The random plies before the robot's games (`--openings`), checked."""
+    openings = getattr(args, "openings", 2)
+    if openings < 0:
+        raise ValueError(f"--openings {openings} is negative: give 0 (the empty board) or more random plies")
+    return openings
 
 
 def _quantile(sorted_values: list[float], share: float) -> float:

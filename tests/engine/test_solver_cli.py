@@ -75,3 +75,11 @@ def test_bench_engine_budget_times_answers_of_whole_games(capsys: pytest.Capture
     assert float(median) <= float(p99) <= float(p999) <= float(slowest)
     assert lines[-1].startswith(f"slowest answer {slowest} ms")
     assert main(["bench", "engine", "--budget", "0"]) == 2
+
+
+def test_bench_engine_budget_plays_bigger_boards_from_the_empty_board(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "engine", "--budget", "3", "--width", "9", "--height", "7", "--openings", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "9x7 board, 0-ply random openings" in out
+    assert main(["bench", "engine", "--budget", "3", "--openings", "-1"]) == 2
+    assert main(["bench", "engine", "--budget", "3", "--width", "20"]) == 2
