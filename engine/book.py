@@ -16,6 +16,14 @@ a binary search; loading takes a few ms.
 `c4robot book build` solves the positions in worker processes (shallow plies first: their moves
 decide which deeper positions exist), each worker with its own solver, and saves its progress to a
 work file every few seconds, so an interrupted build resumes where it stopped.
+
+The early book (engine/early_book.npz, a `Book` with `weak` set) is its complement for games that
+leave the robot's lines at once: a board set up by hand, the hard early test positions (Test_L1_R3).
+Positions of 4-6 plies can take the solver 20-180 M nodes, 40 times what fits in the 500 ms budget.
+It holds every position of up to its depth plies that is won or drawn for the side to move, with a
+move that keeps that outcome (1 win, 0 draw; lost ones are left out: any move keeps a loss, and the
+player's heuristics pick the trickiest). `c4robot book early` weakly solves only the deepest ply;
+every shallower position's outcome follows from its children's.
 """
 
 from __future__ import annotations
@@ -38,6 +46,7 @@ from engine.search import centre_first
 log = logging.getLogger(__name__)
 
 BOOK_PATH = Path(__file__).with_name("book.npz")
+EARLY_BOOK_PATH = Path(__file__).with_name("early_book.npz")
 SAVE_EVERY_S = 10.0
 WORKER_TABLE_MB = 512.0  # the first plies' solves gain from a big table; the builder is not the robot's process
 
@@ -49,22 +58,24 @@ def canonical_key(position: Position) -> int:
 
 @dataclass(frozen=True)
 class BookMove:
-    """What the book knows of a position: its exact score and a perfect 0-based column."""
+    """What the book knows of a position: its score and a 0-based column that reaches it."""
 
     column: int
-    score: int
+    score: int  # exact (Pons' scale), or the outcome (1 win, 0 draw) in a weak book
 
 
 @dataclass(frozen=True)
 class Book:
-    """Perfect moves of the robot-to-move positions on the robot's lines, for one board size."""
+    """Positions with a move each, for one board size: perfect moves of the robot-to-move positions on
+    the robot's lines, or (`weak`) value-keeping moves of every won or drawn early position."""
 
     width: int
     height: int
-    depth: int  # every robot-to-move position on the robot's lines with at most this many stones is in it
+    depth: int  # every position the book covers with at most this many stones is in it
     keys: np.ndarray  # sorted uint64
     scores: np.ndarray  # int8, aligned with keys
     columns: np.ndarray  # int8, aligned with keys, for the orientation whose key is stored
+    weak: bool = False  # scores are outcomes and moves keep them (else exact scores and perfect moves)
 
     def __len__(self) -> int:
         return int(self.keys.shape[0])
@@ -90,7 +101,8 @@ def load_book(path: Path = BOOK_PATH) -> Book:
     try:
         with np.load(path) as data:
             book = Book(int(data["width"]), int(data["height"]), int(data["depth"]), data["keys"].astype(np.uint64),
-                        data["scores"].astype(np.int8), data["columns"].astype(np.int8))
+                        data["scores"].astype(np.int8), data["columns"].astype(np.int8),
+                        bool(data["weak"]) if "weak" in data else False)
     except (KeyError, ValueError, OSError, EOFError) as error:
         raise ValueError(f"opening book {path} is damaged ({error}): rebuild it with `c4robot book build`") from error
     if not book.keys.shape == book.scores.shape == book.columns.shape:
@@ -136,6 +148,25 @@ def _solve_one(job: tuple[str, int, int]) -> tuple[str, int, int]:
     return moves, found.score, found.column
 
 
+def _read_work(work_path: Path, width: int, height: int) -> dict[int, tuple[int, int]]:
+    """What an interrupted build already solved: canonical key -> (score, column), if for this board size."""
+    if not work_path.is_file():
+        return {}
+    with np.load(work_path) as data:
+        if (int(data["width"]), int(data["height"])) != (width, height):
+            return {}
+        done = {k: (s, c) for k, s, c in zip(data["keys"].tolist(), data["scores"].tolist(), data["columns"].tolist())}
+    log.info("resuming from %s: %d positions already solved", work_path, len(done))
+    return done
+
+
+def _write_work(work_path: Path, done: dict[int, tuple[int, int]], width: int, height: int) -> None:
+    keys = np.array(list(done), dtype=np.uint64)
+    values = np.array(list(done.values()), dtype=np.int8).reshape(-1, 2)
+    _save(work_path, keys=keys, scores=values[:, 0], columns=values[:, 1], width=np.int64(width),
+          height=np.int64(height))
+
+
 def _save(path: Path, **arrays: np.ndarray) -> None:
     """Write an npz atomically (temp file + os.replace)."""
     handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".npz.tmp")
@@ -153,13 +184,7 @@ def build_book(depth: int, work_path: Path, out_path: Path = BOOK_PATH, processe
     """
     if depth < 0:
         raise ValueError(f"book depth {depth} is negative: give 0 or more plies")
-    done: dict[int, tuple[int, int]] = {}  # canonical key -> (score, column in the stored key's orientation)
-    if work_path.is_file():
-        with np.load(work_path) as data:
-            if int(data["width"]) == width and int(data["height"]) == height:
-                done = {k: (s, c) for k, s, c in zip(data["keys"].tolist(), data["scores"].tolist(),
-                                                     data["columns"].tolist())}
-        log.info("resuming from %s: %d positions already solved", work_path, len(done))
+    done = _read_work(work_path, width, height)  # canonical key -> (score, column in the stored key's orientation)
 
     wanted: set[int] = set()
     ready: list[tuple[int, str]] = []  # (plies, moves) heap: shallow first
@@ -189,12 +214,6 @@ def build_book(depth: int, work_path: Path, out_path: Path = BOOK_PATH, processe
     started = last_save = time.perf_counter()
     solved_now = 0
 
-    def save_work() -> None:
-        keys = np.array(list(done), dtype=np.uint64)
-        values = np.array(list(done.values()), dtype=np.int8).reshape(-1, 2)
-        _save(work_path, keys=keys, scores=values[:, 0], columns=values[:, 1], width=np.int64(width),
-              height=np.int64(height))
-
     with multiprocessing.get_context("spawn").Pool(processes) as pool:
         running: dict[str, multiprocessing.pool.AsyncResult] = {}
         while ready or running:
@@ -216,12 +235,104 @@ def build_book(depth: int, work_path: Path, out_path: Path = BOOK_PATH, processe
                     on_progress(total_before + solved_now, len(wanted),
                                 solved_now / max(1e-9, time.perf_counter() - started))
             if time.perf_counter() - last_save > SAVE_EVERY_S:
-                save_work()
+                _write_work(work_path, done, width, height)
                 last_save = time.perf_counter()
-    save_work()
+    _write_work(work_path, done, width, height)
     keys = np.array(sorted(wanted), dtype=np.uint64)
     scores = np.array([done[int(k)][0] for k in keys], dtype=np.int8)
     columns = np.array([done[int(k)][1] for k in keys], dtype=np.int8)
     _save(out_path, keys=keys, scores=scores, columns=columns, width=np.int64(width), height=np.int64(height),
           depth=np.int64(depth))
     return Book(width, height, depth, keys, scores, columns)
+
+
+def positions_by_ply(depth: int, width: int = 7, height: int = 6) -> list[dict[int, str]]:
+    """Every position of 0..`depth` plies that is not over, by ply: canonical key -> one move string to it."""
+    layers = [{canonical_key(Position.empty(width, height)): ""}]
+    for _ in range(depth):
+        layer: dict[int, str] = {}
+        for moves in layers[-1].values():
+            position = Position.from_moves(moves, width, height)
+            for col in position.legal_moves():
+                if position.is_winning_move(col):
+                    continue
+                child = position.play(col)
+                if not child.is_over():
+                    layer.setdefault(canonical_key(child), moves + str(col + 1))
+        layers.append(layer)
+    return layers
+
+
+def _keep_one(job: tuple[str, int, int]) -> tuple[str, int, int]:
+    """(moves, outcome, column keeping it; -1 for a loss) of one position, weakly solved in a worker."""
+    from engine.solver import Solver
+
+    moves, width, height = job
+    global _worker_solver
+    if "_worker_solver" not in globals():
+        _worker_solver = Solver(WORKER_TABLE_MB)
+    position = Position.from_moves(moves, width, height)
+    solved = _worker_solver.solve(position, weak=True)
+    if solved.score < 0:
+        return moves, solved.score, -1
+    if solved.column is not None:
+        return moves, solved.score, solved.column
+    found = perfect_move(position, lambda p: _worker_solver.solve(p, weak=True).score)
+    return moves, solved.score, found.column
+
+
+def _keeping_move(position: Position, outcomes: dict[int, tuple[int, int]]) -> tuple[int, int]:
+    """(outcome, column) of a position from its children's outcomes: the centre-most move that keeps the best."""
+    best = (-2, -1)
+    for col in centre_first(position.width):
+        if not position.can_play(col):
+            continue
+        if position.is_winning_move(col):
+            return 1, col
+        child = position.play(col)
+        outcome = 0 if child.is_draw() else -outcomes[canonical_key(child)][0]
+        if outcome > best[0]:
+            best = (outcome, col)
+    return best
+
+
+def build_early_book(depth: int, work_path: Path, out_path: Path = EARLY_BOOK_PATH, processes: int = 2,
+                     width: int = 7, height: int = 6,
+                     on_progress: Callable[[int, int, float], None] | None = None) -> Book:
+    """Weakly solve every position of `depth` plies (resuming from `work_path`), derive the shallower ones,
+    and write the won and drawn ones with a value-keeping move to `out_path` as a weak book.
+
+    `on_progress(done, total, positions_per_s)` follows the solves. Raises ValueError for a depth below 0.
+    """
+    if depth < 0:
+        raise ValueError(f"early book depth {depth} is negative: give 0 or more plies")
+    layers = positions_by_ply(depth, width, height)
+    done = _read_work(work_path, width, height)
+    deepest = layers[depth]
+    jobs = [(moves, width, height) for key, moves in deepest.items() if key not in done]
+    started = last_save = time.perf_counter()
+    with multiprocessing.get_context("spawn").Pool(processes) as pool:
+        for solved_now, (moves, outcome, column) in enumerate(pool.imap_unordered(_keep_one, jobs), start=1):
+            position = Position.from_moves(moves, width, height)
+            key = canonical_key(position)
+            done[key] = (outcome, column if column < 0 or position.key() == key else width - 1 - column)
+            if on_progress is not None:
+                on_progress(len(deepest) - len(jobs) + solved_now, len(deepest),
+                            solved_now / max(1e-9, time.perf_counter() - started))
+            if time.perf_counter() - last_save > SAVE_EVERY_S:
+                _write_work(work_path, done, width, height)
+                last_save = time.perf_counter()
+    _write_work(work_path, done, width, height)
+    outcomes = {key: done[key] for key in deepest}
+    for layer in reversed(layers[:depth]):
+        for key, moves in layer.items():
+            position = Position.from_moves(moves, width, height)
+            outcome, column = _keeping_move(position, outcomes)
+            outcomes[key] = (outcome, column if position.key() == key else width - 1 - column)
+    kept = sorted(key for key, (outcome, _) in outcomes.items() if outcome >= 0)
+    keys = np.array(kept, dtype=np.uint64)
+    scores = np.array([outcomes[key][0] for key in kept], dtype=np.int8)
+    columns = np.array([outcomes[key][1] for key in kept], dtype=np.int8)
+    _save(out_path, keys=keys, scores=scores, columns=columns, width=np.int64(width), height=np.int64(height),
+          depth=np.int64(depth), weak=np.bool_(True))
+    return Book(width, height, depth, keys, scores, columns, weak=True)

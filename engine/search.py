@@ -2,7 +2,8 @@
 
 Anytime: a legal move is ready from the first milliseconds, and every completed depth of the
 iterative deepening replaces it. The layers, from perfect to heuristic:
-  1. the opening book (engine/book.py), for the first moves of a 7x6 game;
+  1. the opening book (engine/book.py), for the first moves of a 7x6 game; off the robot's lines,
+     the early book's value-keeping move stands in for the weak solve below;
   2. the exact solver (engine.solver) with a node limit taken from a share of the budget (level 10
      only): first the weak solver (win/draw/loss, 2-3x faster), whose move keeps the value, then,
      in what is left of the share, the strong one, whose move is perfect: the quickest win or the
@@ -24,6 +25,7 @@ import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.levels import level_settings
@@ -34,6 +36,7 @@ if TYPE_CHECKING:  # the numba-backed modules load on the first search, so `impo
     import numpy as np
 
     from engine.alphabeta import AlphaBeta, Iteration
+    from engine.book import Book
     from engine.solver import Solver
 
 TIMER_MARGIN_S = 0.025  # the kernel stops this long before the deadline: the answer still has to be built
@@ -152,11 +155,12 @@ def search(position: Position, limit: Limit = Limit(), level: int = 10, rng: ran
         return SearchResult(column, 0, False, 0, 0, _ms_since(started), (column,),
                             tuple(None for _ in range(position.width)))
     if settings.exact and use_book:
-        booked = _book_answer(position, started)
+        booked = _book_answer(position, opening_book(), started)
         if booked is not None:
             return booked
     if settings.exact and position.fits_64_bits and (limit.depth is None or limit.depth >= position.width * position.height - position.moves_played):
-        kept = _exact_answer(position, limit, rng, started, known or {}, weak=True)
+        kept = _book_answer(position, early_book(), started) if use_book else None
+        kept = kept or _exact_answer(position, limit, rng, started, known or {}, weak=True)
         optimal = _exact_answer(position, limit, rng, started, known or {}, weak=False)
         if optimal is not None or kept is not None:
             return optimal or kept
@@ -168,34 +172,47 @@ def search(position: Position, limit: Limit = Limit(), level: int = 10, rng: ran
     return _deepen(position, limit, weights, max_depth, settings.margin, rng, started)
 
 
-def _book_answer(position: Position, started: float) -> SearchResult | None:
-    """A perfect move straight from the opening book, or None when the book does not cover the position."""
-    book = opening_book()
+def _book_answer(position: Position, book: Book | None, started: float) -> SearchResult | None:
+    """The book's move, or None when the book does not cover the position: perfect (proven) from the
+    opening book, value-keeping (score -1/0/1, like the weak solver's) from the early book."""
     found = book.move(position) if book is not None else None
     if found is None:
         return None
     scores = tuple(found.score if col == found.column else None for col in range(position.width))
     cells = position.width * position.height
-    return SearchResult(found.column, found.score, True, cells - position.moves_played, 0, _ms_since(started),
-                        (found.column,), scores)
+    return SearchResult(found.column, found.score, not book.weak, cells - position.moves_played, 0,
+                        _ms_since(started), (found.column,), scores)
 
 
 _book_lock = threading.Lock()
-_loaded_book: dict = {}  # "book" -> the Book, or None when the package has none
+_loaded_books: dict[str, Book | None] = {}  # file name -> the Book, or None when the package has none
 
 
-def opening_book():
-    """The package's opening book, loaded once (None when it has not been built)."""
+def opening_book() -> Book | None:
+    """The package's opening book (perfect moves on the robot's lines), loaded once; None if not built."""
+    from engine.book import BOOK_PATH
+
+    return _load_once(BOOK_PATH)
+
+
+def early_book() -> Book | None:
+    """The package's early book (value-keeping moves of every early position), loaded once; None if not built."""
+    from engine.book import EARLY_BOOK_PATH
+
+    return _load_once(EARLY_BOOK_PATH)
+
+
+def _load_once(path: Path) -> Book | None:
     from engine.book import load_book
 
     with _book_lock:
-        if "book" not in _loaded_book:
+        if path.name not in _loaded_books:
             try:
-                _loaded_book["book"] = load_book()
+                _loaded_books[path.name] = load_book(path)
             except FileNotFoundError as error:
                 logger.info("%s", error)
-                _loaded_book["book"] = None
-        return _loaded_book["book"]
+                _loaded_books[path.name] = None
+        return _loaded_books[path.name]
 
 
 def _exact_answer(position: Position, limit: Limit, rng: random.Random | None, started: float,

@@ -50,11 +50,14 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
     book = commands.add_parser("book", parents=[COMMON], help="the opening book")
     book_actions = book.add_subparsers(dest="action", required=True, metavar="ACTION")
     build = book_actions.add_parser("build", parents=[COMMON], help="solve the robot's lines of the first plies (resumable)")
-    build.add_argument("--depth", type=int, default=4, help="plies covered (default 4)")
-    build.add_argument("--processes", type=int, default=2, help="worker processes (default 2, one per core)")
-    build.add_argument("--work", default="book-work.npz", help="progress file to resume from (default ./book-work.npz)")
-    build.add_argument("--out", help="book file (default: engine/book.npz inside the package)")
-    build.set_defaults(run=run_book_build)
+    early = book_actions.add_parser("early", parents=[COMMON], help="a value-keeping move for every position of the "
+                                    "first plies, for games off the robot's lines (resumable)")
+    for action, work, out in ((build, "book-work.npz", "book.npz"), (early, "early-work.npz", "early_book.npz")):
+        action.add_argument("--depth", type=int, default=4, help="plies covered (default 4)")
+        action.add_argument("--processes", type=int, default=2, help="worker processes (default 2, one per core)")
+        action.add_argument("--work", default=work, help=f"progress file to resume from (default ./{work})")
+        action.add_argument("--out", help=f"book file (default: engine/{out} inside the package)")
+        action.set_defaults(run=run_book_build)
 
 
 def run_move(args: argparse.Namespace) -> int:
@@ -219,18 +222,21 @@ def _print_row(label: str, records: list) -> None:
 def run_book_build(args: argparse.Namespace) -> int:
     import sys
 
-    from engine.book import BOOK_PATH, build_book
+    from engine.book import BOOK_PATH, EARLY_BOOK_PATH, build_book, build_early_book
 
+    early = args.action == "early"
     work = Path(args.work)
     started = time.perf_counter()
 
     def progress(done: int, total: int, rate: float) -> None:
         filled = int(30 * done / max(1, total))
-        print(f"\r[{'#' * filled}{'.' * (30 - filled)}] {done}/{total} positions found so far  {rate:.2f} positions/s",
+        found = "" if early else " found so far"
+        print(f"\r[{'#' * filled}{'.' * (30 - filled)}] {done}/{total} positions{found}  {rate:.2f} positions/s",
               end="", file=sys.stderr, flush=True)
 
-    book = build_book(args.depth, work, Path(args.out) if args.out else BOOK_PATH, args.processes,
-                      on_progress=progress)
+    build, default_out = (build_early_book, EARLY_BOOK_PATH) if early else (build_book, BOOK_PATH)
+    book = build(args.depth, work, Path(args.out) if args.out else default_out, args.processes, on_progress=progress)
     print(file=sys.stderr)
-    print(f"book: {len(book)} robot positions up to {book.depth} plies, built in {time.perf_counter() - started:.0f} s")
+    what = "won or drawn positions with a value-keeping move" if early else "robot positions"
+    print(f"book: {len(book)} {what} up to {book.depth} plies, built in {time.perf_counter() - started:.0f} s")
     return 0

@@ -1,0 +1,67 @@
+"""engine.book's early book: every won or drawn early position with a move that keeps its outcome."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine.book import Book, build_early_book, load_book, positions_by_ply
+from engine.position import Position
+from engine.search import Limit, _book_answer
+from engine.solver import Solver
+
+SMALL = {"width": 5, "height": 4}  # solves in milliseconds, so the whole builder runs in the test
+DEPTH = 4
+
+
+@pytest.fixture(scope="module")
+def early(tmp_path_factory) -> Book:
+    folder = tmp_path_factory.mktemp("early")
+    build_early_book(DEPTH, folder / "work.npz", folder / "early.npz", processes=2, **SMALL)
+    return load_book(folder / "early.npz")
+
+
+def outcome(solver: Solver, position: Position) -> int:
+    return solver.solve(position, weak=True).score
+
+
+def test_every_won_or_drawn_early_position_has_a_move_that_keeps_its_outcome(early: Book) -> None:
+    assert early.weak and early.depth == DEPTH
+    solver = Solver(16)
+    layers = positions_by_ply(DEPTH, **SMALL)
+    moves = [moves for layer in layers for moves in layer.values()]
+    assert len(moves) > 100
+    for position in (Position.from_moves(line, **SMALL) for line in moves):
+        for oriented in (position, position.mirror()):
+            expected, move = outcome(solver, oriented), early.move(oriented)
+            if expected < 0:
+                assert move is None  # any move keeps a loss: the player's heuristics pick one
+                continue
+            assert move is not None and move.score == expected
+            after = oriented.play(move.column)
+            kept = 1 if oriented.is_winning_move(move.column) else (0 if after.is_draw() else -outcome(solver, after))
+            assert kept == expected, f"column {move.column + 1} of\n{oriented}\ndoes not keep {expected}"
+
+
+def test_positions_past_its_depth_or_of_another_size_are_not_in_it(early: Book) -> None:
+    deeper = Position.from_moves("12345", **SMALL)
+    assert deeper.moves_played > DEPTH and early.move(deeper) is None
+    assert early.move(Position.empty()) is None
+
+
+def test_a_book_answer_from_the_early_book_keeps_the_outcome_but_is_not_proven_optimal(early: Book) -> None:
+    position = Position.empty(**SMALL)
+    answer = _book_answer(position, early, 0.0)
+    assert answer is not None and not answer.proven and answer.score == outcome(Solver(16), position)
+
+
+def test_resumes_from_its_work_file(tmp_path: Path) -> None:
+    build_early_book(2, tmp_path / "work.npz", tmp_path / "a.npz", processes=1, **SMALL)
+    progress: list[int] = []
+    build_early_book(2, tmp_path / "work.npz", tmp_path / "b.npz", processes=1,
+                     on_progress=lambda done, total, rate: progress.append(done), **SMALL)
+    assert progress == []  # every position of the deepest ply was solved before
+    assert load_book(tmp_path / "a.npz").keys.tolist() == load_book(tmp_path / "b.npz").keys.tolist()
+    with pytest.raises(ValueError, match="negative"):
+        build_early_book(-1, tmp_path / "work.npz", tmp_path / "c.npz", **SMALL)
