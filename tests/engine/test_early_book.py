@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.book import Book, build_early_book, load_book, positions_by_ply
+from engine.book import EARLY_BOOK_PATH, Book, BookMove, build_early_book, load_book, positions_by_ply
 from engine.position import Position
-from engine.search import Limit, _book_answer
+from engine.search import _book_answer
 from engine.solver import Solver
 
 SMALL = {"width": 5, "height": 4}  # solves in milliseconds, so the whole builder runs in the test
@@ -65,3 +65,14 @@ def test_resumes_from_its_work_file(tmp_path: Path) -> None:
     assert load_book(tmp_path / "a.npz").keys.tolist() == load_book(tmp_path / "b.npz").keys.tolist()
     with pytest.raises(ValueError, match="negative"):
         build_early_book(-1, tmp_path / "work.npz", tmp_path / "c.npz", **SMALL)
+
+
+def test_the_shipped_early_book_knows_the_first_plies_of_the_standard_game() -> None:
+    """Allis' results: only the centre wins the empty board; after a first disc in column 3 or 5 the
+    game is drawn, after one in column 1, 2, 6 or 7 the second player wins, after the centre it loses."""
+    early = load_book(EARLY_BOOK_PATH)
+    assert early.weak and (early.width, early.height) == (7, 6) and early.depth >= 4
+    assert early.move(Position.empty()) == BookMove(3, 1)
+    for first, expected in zip("1234567", (1, 1, 0, None, 0, 1, 1)):
+        move = early.move(Position.from_moves(first))
+        assert (move.score if move is not None else None) == expected, f"after a first disc in column {first}"
