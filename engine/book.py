@@ -28,6 +28,7 @@ every shallower position's outcome follows from its children's.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import logging
 import multiprocessing
@@ -36,12 +37,15 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
 import numpy as np
 
 from engine.position import Position
 from engine.search import centre_first
+
+if TYPE_CHECKING:  # the solver's numba kernels load only in the build's worker processes
+    from engine.solver import Solver
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +58,12 @@ WORKER_TABLE_MB = 512.0  # the first plies' solves gain from a big table; the bu
 def canonical_key(position: Position) -> int:
     """The key shared by a position and its mirror image."""
     return min(position.key(), position.mirror().key())
+
+
+def oriented(column: int, position: Position, key: int) -> int:
+    """`column` of `position` as seen in the orientation whose key is `key` (the position's or its
+    mirror's); mirroring is its own inverse, so this also maps a stored column back."""
+    return column if position.key() == key else position.width - 1 - column
 
 
 @dataclass(frozen=True)
@@ -88,10 +98,7 @@ class Book:
         index = int(np.searchsorted(self.keys, np.uint64(key)))
         if index == len(self) or int(self.keys[index]) != key:
             return None
-        column = int(self.columns[index])
-        if position.key() != key:
-            column = self.width - 1 - column
-        return BookMove(column, int(self.scores[index]))
+        return BookMove(oriented(int(self.columns[index]), position, key), int(self.scores[index]))
 
 
 def load_book(path: Path = BOOK_PATH) -> Book:
@@ -136,15 +143,18 @@ def robot_successors(moves: str, column: int, depth: int, width: int, height: in
             yield moves + str(column + 1) + str(reply + 1)
 
 
-def _solve_one(job: tuple[str, int, int]) -> tuple[str, int, int]:
-    """(moves, score, perfect column) of one position; runs in a worker process with its own solver."""
+@functools.cache
+def _worker_solver() -> Solver:
+    """This worker process's solver, made on its first job; its table then serves every later one."""
     from engine.solver import Solver
 
+    return Solver(WORKER_TABLE_MB)
+
+
+def _solve_one(job: tuple[str, int, int]) -> tuple[str, int, int]:
+    """(moves, score, perfect column) of one position; runs in a worker process with its own solver."""
     moves, width, height = job
-    global _worker_solver
-    if "_worker_solver" not in globals():
-        _worker_solver = Solver(WORKER_TABLE_MB)
-    found = perfect_move(Position.from_moves(moves, width, height), lambda p: _worker_solver.solve(p).score)
+    found = perfect_move(Position.from_moves(moves, width, height), lambda p: _worker_solver().solve(p).score)
     return moves, found.score, found.column
 
 
@@ -198,7 +208,7 @@ def build_book(depth: int, work_path: Path, out_path: Path = BOOK_PATH, processe
         wanted.add(key)
         if key in done:
             score, column = done[key]
-            expand(moves, column if position.key() == key else width - 1 - column)
+            expand(moves, oriented(column, position, key))
         else:
             heapq.heappush(ready, (len(moves), moves))
 
@@ -228,7 +238,7 @@ def build_book(depth: int, work_path: Path, out_path: Path = BOOK_PATH, processe
                 moves, score, column = running.pop(moves).get()
                 position = Position.from_moves(moves, width, height)
                 key = canonical_key(position)
-                done[key] = (score, column if position.key() == key else width - 1 - column)
+                done[key] = (score, oriented(column, position, key))
                 expand(moves, column)
                 solved_now += 1
                 if on_progress is not None:
@@ -265,19 +275,14 @@ def positions_by_ply(depth: int, width: int = 7, height: int = 6) -> list[dict[i
 
 def _keep_one(job: tuple[str, int, int]) -> tuple[str, int, int]:
     """(moves, outcome, column keeping it; -1 for a loss) of one position, weakly solved in a worker."""
-    from engine.solver import Solver
-
     moves, width, height = job
-    global _worker_solver
-    if "_worker_solver" not in globals():
-        _worker_solver = Solver(WORKER_TABLE_MB)
     position = Position.from_moves(moves, width, height)
-    solved = _worker_solver.solve(position, weak=True)
+    solved = _worker_solver().solve(position, weak=True)
     if solved.score < 0:
         return moves, solved.score, -1
     if solved.column is not None:
         return moves, solved.score, solved.column
-    found = perfect_move(position, lambda p: _worker_solver.solve(p, weak=True).score)
+    found = perfect_move(position, lambda p: _worker_solver().solve(p, weak=True).score)
     return moves, solved.score, found.column
 
 
@@ -315,7 +320,7 @@ def build_early_book(depth: int, work_path: Path, out_path: Path = EARLY_BOOK_PA
         for solved_now, (moves, outcome, column) in enumerate(pool.imap_unordered(_keep_one, jobs), start=1):
             position = Position.from_moves(moves, width, height)
             key = canonical_key(position)
-            done[key] = (outcome, column if column < 0 or position.key() == key else width - 1 - column)
+            done[key] = (outcome, column if column < 0 else oriented(column, position, key))
             if on_progress is not None:
                 on_progress(len(deepest) - len(jobs) + solved_now, len(deepest),
                             solved_now / max(1e-9, time.perf_counter() - started))
@@ -328,7 +333,7 @@ def build_early_book(depth: int, work_path: Path, out_path: Path = EARLY_BOOK_PA
         for key, moves in layer.items():
             position = Position.from_moves(moves, width, height)
             outcome, column = _keeping_move(position, outcomes)
-            outcomes[key] = (outcome, column if position.key() == key else width - 1 - column)
+            outcomes[key] = (outcome, oriented(column, position, key))
     kept = sorted(key for key, (outcome, _) in outcomes.items() if outcome >= 0)
     keys = np.array(kept, dtype=np.uint64)
     scores = np.array([outcomes[key][0] for key in kept], dtype=np.int8)

@@ -12,13 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
-import tempfile
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
-CACHE_DIR = PACKAGE_DIR / "__pycache__"
-FINGERPRINT_FILE = CACHE_DIR / "engine-sources.fingerprint"
+FINGERPRINT_NAME = "engine-sources.fingerprint"  # kept in the package's __pycache__, beside the kernels
 KERNEL_SUFFIXES = (".nbi", ".nbc")
 
 logger = logging.getLogger(__name__)
@@ -39,7 +36,7 @@ def drop_stale_kernels(package_dir: Path = PACKAGE_DIR) -> bool:
     Silent where the cache folder is not writable (numba then caches elsewhere, see above).
     """
     cache_dir = package_dir / "__pycache__"
-    fingerprint_file = cache_dir / FINGERPRINT_FILE.name
+    fingerprint_file = cache_dir / FINGERPRINT_NAME
     fingerprint = sources_fingerprint(package_dir)
     try:
         if fingerprint_file.read_text() == fingerprint:
@@ -51,7 +48,7 @@ def drop_stale_kernels(package_dir: Path = PACKAGE_DIR) -> bool:
         stale = [path for path in cache_dir.iterdir() if path.suffix in KERNEL_SUFFIXES]
         for path in stale:
             path.unlink(missing_ok=True)
-        _write_atomically(fingerprint_file, fingerprint)
+        fingerprint_file.write_text(fingerprint)  # a torn write only costs one more recompile: no temp file
     except OSError as error:
         logger.debug("engine kernel cache left as it is: %s", error)
         return False
@@ -59,9 +56,3 @@ def drop_stale_kernels(package_dir: Path = PACKAGE_DIR) -> bool:
         logger.info("engine source changed: %d cached kernel files dropped, they compile again", len(stale))
     return bool(stale)
 
-
-def _write_atomically(path: Path, text: str) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    with os.fdopen(handle, "w") as file:
-        file.write(text)
-    os.replace(temporary, path)

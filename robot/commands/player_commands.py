@@ -159,16 +159,14 @@ def bench_budget(args: argparse.Namespace) -> int:
     mixed opponents on an `args.width` x `args.height` board, and show how the slowest compare with the
     budget."""
     from engine.play_quality import game_moves
-    from engine.position import Position
     from engine.search import Limit, warm_up
 
     wanted = args.budget
     if wanted < 1:
         raise ValueError(f"--budget {wanted}: give how many answers to time, e.g. 10000")
     width, height = getattr(args, "width", 7), getattr(args, "height", 6)
-    Position.empty(width, height)  # a board size it cannot play is refused before any game
     openings = _opening_plies(args)
-    warm_up(width, height)
+    warm_up(width, height)  # also refuses a board size it cannot play, before any game
     limit = Limit(time=BUDGET_MS / 1000.0)
     records: list = []
     started = time.perf_counter()
