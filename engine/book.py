@@ -100,6 +100,16 @@ class Book:
             return None
         return BookMove(oriented(int(self.columns[index]), position, key), int(self.scores[index]))
 
+    def score(self, position: Position) -> int | None:
+        """The score of `position` if the book knows it, else None. A weak book holds every won or drawn
+        position it covers, so a covered position it does not hold is lost (-1)."""
+        found = self.move(position)
+        if found is not None:
+            return found.score
+        covered = (self.weak and (position.width, position.height) == (self.width, self.height)
+                   and position.moves_played <= self.depth and not position.is_over())
+        return -1 if covered else None
+
 
 def load_book(path: Path = BOOK_PATH) -> Book:
     """Read a book file. Raises FileNotFoundError when it is absent, ValueError when it is damaged."""

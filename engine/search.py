@@ -202,6 +202,17 @@ def early_book() -> Book | None:
     return _load_once(EARLY_BOOK_PATH)
 
 
+def book_score(position: Position, weak: bool = False) -> int | None:
+    """What the package's books know of `position`: the opening book's exact score (its sign when `weak`),
+    else, when `weak`, the early book's outcome; None when neither covers it."""
+    books = (opening_book(), early_book()) if weak else (opening_book(),)
+    for book in books:
+        score = book.score(position) if book is not None else None
+        if score is not None:
+            return (score > 0) - (score < 0) if weak else score
+    return None
+
+
 def _load_once(path: Path) -> Book | None:
     from engine.book import load_book
 

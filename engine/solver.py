@@ -28,6 +28,7 @@ near 0 (most positions of interest are close games). Each node:
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -408,13 +409,21 @@ class Solver:
                                             cycles)
         return [SolveResult(int(s), int(n), float(c) * period) for s, n, c in zip(scores, nodes, cycles)]
 
-    def analyze(self, position: Position, weak: bool = False) -> list[int | None]:
+    def analyze(self, position: Position, weak: bool = False,
+                known: Callable[[Position], int | None] = lambda _: None) -> list[int | None]:
         """The score of each 0-based column for the side to move (None where the column is full).
+        `known` gives a child's score where it is known already (the books: engine.search.book_score),
+        so that only the others are solved.
 
         Raises ValueError if the game is already over, or the board is too big for the exact solver.
         """
         self.check(position)
-        scores = column_scores(position, lambda child: self.solve(child, weak).score, weak)
+
+        def child_score(child: Position) -> int:
+            score = known(child)
+            return self.solve(child, weak).score if score is None else score
+
+        scores = column_scores(position, child_score, weak)
         assert scores is not None  # the solver knows every child
         return scores
 

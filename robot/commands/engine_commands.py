@@ -33,7 +33,8 @@ REFERENCE = {
 }
 
 SOLVE_HELP = "exact scores of positions: move strings on stdin, 'MOVES SCORE NODES MICROSECONDS' on stdout"
-ANALYZE_HELP = "the exact score of every column of a position, and the best move"
+ANALYZE_HELP = ("the exact score of every column of a position, and the best move; the books answer for the "
+                "robot's lines and (--weak) the first plies at once, the solver does the rest")
 
 
 def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubParsersAction) -> None:
@@ -129,11 +130,11 @@ def describe_score(score: int, stones_to_move: int, stones_other: int, weak: boo
 
 def run_analyze(args: argparse.Namespace) -> int:
     from engine import Position, Solver
-    from engine.search import centre_first
+    from engine.search import book_score, centre_first
 
     position = Position.from_moves(args.moves)
     started = time.perf_counter()
-    scores = Solver(args.table_mb).analyze(position, weak=args.weak)
+    scores = Solver(args.table_mb).analyze(position, args.weak, lambda child: book_score(child, args.weak))
     elapsed_s = time.perf_counter() - started
     empty = position.width * position.height - position.moves_played
     mine, theirs = (empty + 1) // 2, empty // 2

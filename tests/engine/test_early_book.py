@@ -35,6 +35,7 @@ def test_every_won_or_drawn_early_position_has_a_move_that_keeps_its_outcome(ear
     for position in (Position.from_moves(line, **SMALL) for line in moves):
         for oriented in (position, position.mirror()):
             expected, move = outcome(solver, oriented), early.move(oriented)
+            assert early.score(oriented) == expected  # a position it covers but does not hold is lost
             if expected < 0:
                 assert move is None  # any move keeps a loss: the player's heuristics pick one
                 continue
@@ -46,8 +47,8 @@ def test_every_won_or_drawn_early_position_has_a_move_that_keeps_its_outcome(ear
 
 def test_positions_past_its_depth_or_of_another_size_are_not_in_it(early: Book) -> None:
     deeper = Position.from_moves("12345", **SMALL)
-    assert deeper.moves_played > DEPTH and early.move(deeper) is None
-    assert early.move(Position.empty()) is None
+    assert deeper.moves_played > DEPTH and early.move(deeper) is None and early.score(deeper) is None
+    assert early.move(Position.empty()) is None and early.score(Position.empty()) is None
 
 
 def test_a_book_answer_from_the_early_book_keeps_the_outcome_but_is_not_proven_optimal(early: Book) -> None:

@@ -46,6 +46,18 @@ def test_analyze_json_and_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert "column 1: full" in out and "best move: column 6 (loss in 2)" in out
 
 
+def test_analyze_of_the_first_plies_comes_from_the_books(capsys: pytest.CaptureFixture[str]) -> None:
+    """Solving the empty board's columns takes minutes; the opening book knows them exactly (Pons' scores),
+    and the early book knows every column's outcome two plies in (Allis: after 4 4 only the centre wins)."""
+    assert main(["analyze", "", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [column["score"] for column in report["columns"]] == [-2, -1, 0, 1, 0, -1, -2]
+    assert report["best"] == 4 and report["columns"][3]["outcome"] == "win in 21"
+    assert main(["analyze", "44", "--weak", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [column["score"] for column in report["columns"]] == [-1, -1, -1, 1, -1, -1, -1]
+
+
 def test_analyze_bad_moves_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["analyze", "4x"]) == 2
     err = capsys.readouterr().err
