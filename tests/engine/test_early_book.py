@@ -77,3 +77,17 @@ def test_the_shipped_early_book_knows_the_first_plies_of_the_standard_game() -> 
     for first, expected in zip("1234567", (1, 1, 0, None, 0, 1, 1)):
         move = early.move(Position.from_moves(first))
         assert (move.score if move is not None else None) == expected, f"after a first disc in column {first}"
+
+
+def test_the_shipped_early_book_agrees_with_every_early_line_of_the_public_test_sets(shared_dir: Path) -> None:
+    """Independent scores: each test line within the book's depth must have the book's outcome."""
+    early = load_book(EARLY_BOOK_PATH)
+    checked = 0
+    for name in ("L1_R1", "L1_R2", "L1_R3"):
+        for row in (shared_dir / "engine" / "testsets" / f"Test_{name}").read_text().splitlines():
+            moves, score = row.split()
+            if len(moves) <= early.depth:
+                expected = (int(score) > 0) - (int(score) < 0)
+                assert early.score(Position.from_moves(moves)) == expected, f"{name} line {moves} {score}"
+                checked += 1
+    assert checked >= 100
