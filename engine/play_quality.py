@@ -26,8 +26,11 @@ OPPONENTS = ("seed", "5", "7", "9")  # mixed strength, as people are
 
 @dataclass(frozen=True)
 class MoveRecord:
-    """One robot move: its time, whether the search proved it, and the judge's verdict (None: unjudged)."""
+    """One robot move: where (1-based moves before it) and which column, its time, whether the search
+    proved it, and the judge's verdict (None: unjudged)."""
 
+    moves: str
+    column: int  # 0-based
     ms: float
     proven: bool
     kept: bool | None
@@ -46,16 +49,18 @@ def move_value(position: Position, column: int, solver: Solver) -> int | None:
     return None if solved is None else -solved.score
 
 
-def judge(position: Position, result: SearchResult, solver: Solver, best: int | None = None) -> MoveRecord:
-    """Judge one move; `best` is the position's exact score when known (test sets), else it is solved."""
+def judge(moves: str, position: Position, result: SearchResult, solver: Solver,
+          best: int | None = None) -> MoveRecord:
+    """Judge one move made after `moves`; `best` is the position's exact score when known (test sets),
+    else it is solved."""
     value = move_value(position, result.column, solver)
     if best is None:
         solved = solver.solve(position, node_limit=JUDGE_NODE_LIMIT)
         best = None if solved is None else solved.score
     if value is None or best is None:
-        return MoveRecord(result.ms, result.proven, None, None)
+        return MoveRecord(moves, result.column, result.ms, result.proven, None, None)
     kept = (value > 0) == (best > 0) and (value < 0) == (best < 0)
-    return MoveRecord(result.ms, result.proven, kept, value == best)
+    return MoveRecord(moves, result.column, result.ms, result.proven, kept, value == best)
 
 
 def test_set_moves(rows: list[tuple[str, int]], limit: Limit, use_book: bool, solver: Solver) -> list[MoveRecord]:
@@ -64,7 +69,7 @@ def test_set_moves(rows: list[tuple[str, int]], limit: Limit, use_book: bool, so
     for moves, best in rows:
         position = Position.from_moves(moves)
         result = search(position, limit, level=10, use_book=use_book)
-        records.append(judge(position, result, solver, best))
+        records.append(judge(moves, position, result, solver, best))
     return records
 
 
@@ -87,7 +92,8 @@ def game_moves(games: int, limit: Limit, use_book: bool, think_s: float, ponder:
         for game in range(games):
             opponent = make_player(OPPONENTS[game % len(OPPONENTS)], Limit(time=opponent_s))
             robot_side = 1 if game % 2 == 0 else 2
-            position = Position.from_moves(random_opening(opening_plies, rng, width, height), width, height)
+            moves = random_opening(opening_plies, rng, width, height)
+            position = Position.from_moves(moves, width, height)
             game_rng = random.Random(rng.getrandbits(32))
             while not position.is_over():
                 if position.side_to_move == robot_side:
@@ -95,12 +101,13 @@ def game_moves(games: int, limit: Limit, use_book: bool, think_s: float, ponder:
                         result = ponderer.search(position, limit, level=10, use_book=use_book)
                     else:
                         result = search(position, limit, level=10, use_book=use_book)
-                    record = (judge(position, result, solver) if solver is not None
-                              else MoveRecord(result.ms, result.proven, None, None))
+                    record = (judge(moves, position, result, solver) if solver is not None
+                              else MoveRecord(moves, result.column, result.ms, result.proven, None, None))
                     records.append(record)
                     if on_move is not None:
                         on_move(record)
                     position = position.play(result.column)
+                    moves += str(result.column + 1)
                     continue
                 thinking_started = time.perf_counter()
                 if ponderer is not None:
@@ -109,6 +116,7 @@ def game_moves(games: int, limit: Limit, use_book: bool, think_s: float, ponder:
                 if ponderer is not None:  # without pondering the robot idles: no need to wait
                     time.sleep(max(0.0, think_s - (time.perf_counter() - thinking_started)))
                 position = position.play(column)
+                moves += str(column + 1)
     finally:
         if ponderer is not None:
             ponderer.close()

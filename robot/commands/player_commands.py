@@ -147,6 +147,9 @@ def bench_play(args: argparse.Namespace) -> int:
         every += records
         _print_row(f"{games} games, {openings}-ply", records)
     _print_row("all", every)
+    for record in every:
+        if record.kept is False:
+            print(f"value lost after {record.moves or '(empty board)'}: column {record.column + 1}")
     slowest = max(record.ms for record in every)
     print(f"slowest answer {slowest:.1f} ms (budget {BUDGET_MS:.0f} ms + 10% = {1.1 * BUDGET_MS:.0f} ms): "
           f"{'within' if slowest <= 1.1 * BUDGET_MS else 'OVER'}")
