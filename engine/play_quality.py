@@ -17,6 +17,7 @@ from typing import Callable
 
 from engine.match import make_player, random_opening
 from engine.position import Position
+from engine.scores import outcome
 from engine.search import Limit, SearchResult, search
 from engine.solver import Solver
 
@@ -59,7 +60,7 @@ def judge(moves: str, position: Position, result: SearchResult, solver: Solver,
         best = None if solved is None else solved.score
     if value is None or best is None:
         return MoveRecord(moves, result.column, result.ms, result.proven, None, None)
-    kept = (value > 0) == (best > 0) and (value < 0) == (best < 0)
+    kept = outcome(value) == outcome(best)
     return MoveRecord(moves, result.column, result.ms, result.proven, kept, value == best)
 
 

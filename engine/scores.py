@@ -19,6 +19,11 @@ PROVEN = WIN - 1_000  # |score| above this: a forced win or loss
 INFINITY = WIN + 1
 
 
+def outcome(score: int) -> int:
+    """Win 1, draw 0, loss -1: what the weak solver says of a position whose exact score is `score`."""
+    return (score > 0) - (score < 0)
+
+
 def is_proven(value: int) -> bool:
     """True for a search score that is a forced win or loss."""
     return abs(value) > PROVEN

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from engine.levels import level_settings
 from engine.position import Position
-from engine.scores import INFINITY, is_exact_at, is_proven, pons_score
+from engine.scores import INFINITY, is_exact_at, is_proven, outcome, pons_score
 
 if TYPE_CHECKING:  # the numba-backed modules load on the first search, so `import engine` stays quick
     import numpy as np
@@ -209,7 +209,7 @@ def book_score(position: Position, weak: bool = False) -> int | None:
     for book in books:
         score = book.score(position) if book is not None else None
         if score is not None:
-            return (score > 0) - (score < 0) if weak else score
+            return outcome(score) if weak else score
     return None
 
 
@@ -250,8 +250,8 @@ def _exact_answer(position: Position, limit: Limit, rng: random.Random | None, s
             allowed = min(allowed, int(_local.solver_nodes_per_s * left_s))
         return allowed
 
-    def outcome(score: int) -> int:
-        return ((score > 0) - (score < 0)) if weak else score
+    def as_solved(score: int) -> int:
+        return outcome(score) if weak else score
 
     root_score = known.get(position.key())
     proved_column = None  # the perfect move the root's solve names, if it names one
@@ -260,7 +260,7 @@ def _exact_answer(position: Position, limit: Limit, rng: random.Random | None, s
         if root is None:
             return None
         spent_nodes, root_score, proved_column = root.nodes, root.score, root.column
-    root_score = outcome(root_score)
+    root_score = as_solved(root_score)
     if weak and root_score < 0:
         return None
     cells, played = position.width * position.height, position.moves_played
@@ -271,7 +271,7 @@ def _exact_answer(position: Position, limit: Limit, rng: random.Random | None, s
         order = [proved_column] + [col for col in order if col != proved_column]
     for col in order:
         if position.is_winning_move(col):
-            score = outcome((cells + 1 - played) // 2)
+            score = as_solved((cells + 1 - played) // 2)
         elif col == proved_column:
             score = root_score
         else:
@@ -283,7 +283,7 @@ def _exact_answer(position: Position, limit: Limit, rng: random.Random | None, s
                     continue  # a hard child: the next one may still prove the root's score
                 spent_nodes += solved.nodes
                 child_score = solved.score
-            score = -outcome(child_score)
+            score = -as_solved(child_score)
         scores[col] = score
         if score == root_score:
             perfect.append(col)

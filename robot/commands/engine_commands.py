@@ -161,6 +161,11 @@ def run_analyze(args: argparse.Namespace) -> int:
     return 0
 
 
+def quantile(sorted_values: list[float], share: float) -> float:
+    """The smallest value at or above `share` of the values (nearest rank)."""
+    return sorted_values[max(0, math.ceil(share * len(sorted_values)) - 1)]
+
+
 def read_test_set(folder: Path, name: str, lines: int) -> list[tuple[str, int]]:
     """The first `lines` (moves, score) pairs of one public test set."""
     path = folder / f"Test_{name}"
@@ -189,6 +194,7 @@ def run_bench(args: argparse.Namespace) -> int:
 
         return bench_budget(args) if args.budget is not None else bench_play(args)
     from engine import Position, Solver
+    from engine.scores import outcome
 
     if args.lines < 1:
         raise ValueError(f"--lines {args.lines} is below 1: give how many lines of each set to run")
@@ -213,11 +219,11 @@ def run_bench(args: argparse.Namespace) -> int:
     print("-" * len(header))
     for name, rows in sets.items():
         results = solver.solve_many([Position.from_moves(moves) for moves, _ in rows], args.weak, cold=not args.warm)
-        expected_scores = [(e > 0) - (e < 0) if args.weak else e for _, e in rows]
+        expected_scores = [outcome(e) if args.weak else e for _, e in rows]
         exact = all(result.score == expected for result, expected in zip(results, expected_scores))
         times_ms = sorted(result.elapsed_s * 1e3 for result in results)
         nodes = sum(result.nodes for result in results)
-        p95 = times_ms[max(0, math.ceil(0.95 * len(times_ms)) - 1)]
+        p95 = quantile(times_ms, 0.95)
         rate = nodes / max(sum(times_ms) / 1e3, 1e-9) / 1e6
         reference = REFERENCE.get((name, args.weak))
         ref_text = ("{:>8g}{:>9g}{:>9g}{:>11,}".format(*reference) if reference else f"{'-':>8}{'-':>9}{'-':>9}{'-':>11}")

@@ -7,17 +7,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import random
 import statistics
 import time
 from pathlib import Path
 
 from robot.commands import COMMON
+from robot.commands.engine_commands import DEFAULT_TESTSETS, SET_NAMES, quantile, read_test_set
 
 STYLES = ("neutral", "expansive", "restrictive", "tactical")
-TESTSETS = Path(__file__).resolve().parents[2].parent / "shared" / "engine" / "testsets"
-SET_NAMES = ("L3_R1", "L2_R1", "L2_R2", "L1_R1", "L1_R2", "L1_R3")
 BUDGET_MS = 500.0
 THINK_S = 5.0  # the simulated person's thinking time per move in the benchmark games
 BUDGET_GAMES_PER_ROUND = 2  # one with the robot first, one second
@@ -118,14 +116,13 @@ def bench_play(args: argparse.Namespace) -> int:
     from engine.play_quality import game_moves, test_set_moves
     from engine.search import Limit, warm_up
     from engine.solver import Solver
-    from robot.commands.engine_commands import read_test_set
 
     lines = getattr(args, "lines", None) or 20
     games = 4 if getattr(args, "games", None) is None else args.games
     if lines < 1 or games < 0:
         raise ValueError(f"--lines {lines} / --games {games}: give at least one line and zero or more games")
     openings = _opening_plies(args)
-    folder = getattr(args, "testsets", None) or TESTSETS
+    folder = getattr(args, "testsets", None) or DEFAULT_TESTSETS
     names = [name.strip() for name in getattr(args, "sets", "").split(",") if name.strip()] or list(SET_NAMES)
     use_book, ponder = not args.no_book, not args.no_ponder
     warm_up()
@@ -187,7 +184,7 @@ def bench_budget(args: argparse.Namespace) -> int:
     print(f"{width}x{height} board, {openings}-ply random openings")
     print(f"{'answers':>8}{'proven %':>9}{'median ms':>10}{'p99 ms':>8}{'p99.9 ms':>9}{'max ms':>8}{'over 500':>9}")
     print(f"{len(records):>8}{100 * sum(r.proven for r in records) / len(records):>9.1f}"
-          f"{statistics.median(times_ms):>10.1f}{_quantile(times_ms, 0.99):>8.1f}{_quantile(times_ms, 0.999):>9.1f}"
+          f"{statistics.median(times_ms):>10.1f}{quantile(times_ms, 0.99):>8.1f}{quantile(times_ms, 0.999):>9.1f}"
           f"{times_ms[-1]:>8.1f}"
           f"{over:>9}")
     print(f"slowest answer {times_ms[-1]:.1f} ms (budget {BUDGET_MS:.0f} ms + 10% = {1.1 * BUDGET_MS:.0f} ms): "
@@ -203,11 +200,6 @@ def _opening_plies(args: argparse.Namespace) -> int:
     return openings
 
 
-def _quantile(sorted_values: list[float], share: float) -> float:
-    """The smallest value at or above `share` of the values (nearest rank)."""
-    return sorted_values[max(0, math.ceil(share * len(sorted_values)) - 1)]
-
-
 def _print_row(label: str, records: list) -> None:
     """One table row: shares over the judged moves, times over all moves."""
     judged = [record for record in records if record.kept is not None]
@@ -215,7 +207,7 @@ def _print_row(label: str, records: list) -> None:
     kept = 100 * sum(record.kept for record in judged) / max(1, len(judged))
     optimal = 100 * sum(record.optimal for record in judged) / max(1, len(judged))
     proven = 100 * sum(record.proven for record in records) / max(1, len(records))
-    p95 = _quantile(times_ms, 0.95)
+    p95 = quantile(times_ms, 0.95)
     print(f"{label:<16}{len(records):>6}{len(judged):>7}{kept:>13.1f}{optimal:>10.1f}{proven:>9.1f}"
           f"{statistics.median(times_ms):>10.1f}{p95:>8.1f}{times_ms[-1]:>8.1f}", flush=True)
 
