@@ -5,10 +5,16 @@ process then solves exactly, likely replies first, each position the person's re
 every answer the robot could give there, so that when the person has moved `Ponderer.search(...)`
 finds the root and children scores already known and plays a perfect move at once.
 
+Each position is solved weakly (win/draw/loss) before strongly: the outcome is what keeps the game's
+value, and it costs a third to a half of the exact score; on a hard position the person's think time
+often buys the one and not the other. A solve also names its proving move, so the worker sends the
+score of the child that move makes too: the robot then needs no solve of its own to find a move
+that keeps the value (weak) or is perfect (strong).
+
 Why a process and not a thread: the exact solver's numba kernel holds the GIL while it runs (only
 the heuristic search's kernels are compiled with nogil), so a solving thread would stall the game
-loop. The worker has its own solver and table; it sends back (Position.key(), exact score) pairs,
-which stay true whatever happens in the game, so they are kept for the whole game.
+loop. The worker has its own solver and table; it sends back (Position.key(), score) pairs, exact
+or weak, which stay true whatever happens in the game, so they are kept for the whole game.
 
 Solving is done in rounds of growing node limits (quick positions first, hard ones as time allows),
 capped per call so that a `stop()` takes effect within about a second; the solver's table keeps the
@@ -19,6 +25,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import itertools
 import queue
 import random
 from collections.abc import Iterator
@@ -50,6 +57,7 @@ class Ponderer:
                                        name="c4robot-ponder", daemon=True)
         self._worker.start()
         self.known: dict[int, int] = {}  # Position.key() -> exact score, side to move's view
+        self.outcomes: dict[int, int] = {}  # Position.key() -> 1 win, 0 draw, -1 loss (weak solves)
 
     def start(self, position: Position) -> None:
         """Ponder `position` (the person to move) until stop(), search() or the next start()."""
@@ -64,19 +72,19 @@ class Ponderer:
         self.collect()
 
     def collect(self) -> int:
-        """Take the scores the worker has sent so far; returns how many scores are known."""
+        """Take the scores the worker has sent so far; returns how many exact scores are known."""
         while True:
             try:
-                key, score = self._results.get_nowait()
+                weak, key, score = self._results.get_nowait()
             except queue.Empty:
                 return len(self.known)
-            self.known[key] = score
+            (self.outcomes if weak else self.known)[key] = score
 
     def search(self, position: Position, limit: Limit = Limit(), level: int = 10, rng: random.Random | None = None,
                style: str = "neutral", use_book: bool = True) -> SearchResult:
         """engine.search with the scores found while pondering; same arguments, same errors."""
         self.stop()
-        return search(position, limit, level, rng, style, use_book, known=self.known)
+        return search(position, limit, level, rng, style, use_book, known=self.known, known_outcomes=self.outcomes)
 
     def is_alive(self) -> bool:
         """True while the worker process runs (it ends on close(), or if it failed)."""
@@ -123,25 +131,24 @@ def ponder_targets(position: Position) -> list[Position]:
     return targets
 
 
-def solving_rounds(targets: list[Position]) -> Iterator[tuple[Position, int]]:
-    """(position, node limit) in the order the worker tries them: every target at each limit, growing."""
-    for limit in ROUND_NODE_LIMITS:
-        for target in targets:
-            yield target, limit
-    while True:
-        for target in targets:
-            yield target, ROUND_NODE_LIMITS[-1]
+def solving_rounds(targets: list[Position]) -> Iterator[tuple[Position, int, bool]]:
+    """(position, node limit, weak) in the order the worker tries them: at each growing limit, every
+    target weakly, then every target strongly."""
+    for limit in itertools.chain(ROUND_NODE_LIMITS, itertools.repeat(ROUND_NODE_LIMITS[-1])):
+        for weak in (True, False):
+            for target in targets:
+                yield target, limit, weak
 
 
 def _ponder_worker(commands: multiprocessing.Queue, results: multiprocessing.Queue, table_size_mb: float) -> None:
-    """The worker process: solve the targets of the latest `ponder` command, send (key, score) back."""
+    """The worker process: solve the targets of the latest `ponder` command, send (weak, key, score) back."""
     from engine.search import warm_up
     from engine.solver import Solver
 
     parent = multiprocessing.parent_process()
     warm_up()
     solver = Solver(table_size_mb)
-    solved: set[int] = set()  # keys already sent: the parent keeps every score it was sent
+    sent: dict[bool, set[int]] = {True: set(), False: set()}  # weak -> keys sent: the parent keeps them all
     targets: list[Position] = []
     work: Iterator[tuple[Position, int]] | None = None
     while True:
@@ -163,14 +170,25 @@ def _ponder_worker(commands: multiprocessing.Queue, results: multiprocessing.Que
             continue
         if work is None:
             continue
-        if all(target.key() in solved for target in targets):
+        if all(target.key() in sent[False] for target in targets):
             work = None  # everything solved: wait for the next command
             continue
-        target, node_limit = next(work)
-        key = target.key()
-        if key in solved:
+        target, node_limit, weak = next(work)
+        if target.key() in sent[weak] or target.key() in sent[False]:
             continue
-        result = solver.solve(target, node_limit=node_limit)
+        result = solver.solve(target, weak=weak, node_limit=node_limit)
         if result is not None:
-            solved.add(key)
-            results.put((key, result.score))
+            _send(results, sent, weak, target, result.score)
+            if result.column is not None and not target.is_winning_move(result.column):
+                child = target.play(result.column)
+                if not child.is_over():
+                    _send(results, sent, weak, child, -result.score)
+
+
+def _send(results: multiprocessing.Queue, sent: dict[bool, set[int]], weak: bool, position: Position,
+          score: int) -> None:
+    """Send a score unless it was sent before (an exact score makes the outcome needless too)."""
+    key = position.key()
+    if key not in sent[weak] and key not in sent[False]:
+        sent[weak].add(key)
+        results.put((weak, key, score))

@@ -23,6 +23,7 @@ import logging
 import random
 import threading
 import time
+from collections import ChainMap
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -135,12 +136,14 @@ def centre_first(width: int) -> list[int]:
 
 
 def search(position: Position, limit: Limit = Limit(), level: int = 10, rng: random.Random | None = None,
-           style: str = "neutral", use_book: bool = True, known: Mapping[int, int] | None = None) -> SearchResult:
+           style: str = "neutral", use_book: bool = True, known: Mapping[int, int] | None = None,
+           known_outcomes: Mapping[int, int] | None = None) -> SearchResult:
     """The move to play in `position` within `limit`, at skill `level` (1..10) and `style`.
 
     `rng` seeds the variety among equally good moves (and the mistakes of low levels); without one
     the choice is deterministic at levels 9 and 10. `known` maps `Position.key()` to exact scores
-    found beforehand (by engine.ponder): the exact solver skips those positions.
+    found beforehand (by engine.ponder), `known_outcomes` to outcomes (1 win, 0 draw, -1 loss): the
+    exact solver skips those positions.
     Raises ValueError for a finished game, an unknown level or style.
     """
     started = time.perf_counter()
@@ -160,7 +163,8 @@ def search(position: Position, limit: Limit = Limit(), level: int = 10, rng: ran
             return booked
     if settings.exact and position.fits_64_bits and (limit.depth is None or limit.depth >= position.width * position.height - position.moves_played):
         kept = _book_answer(position, early_book(), started) if use_book else None
-        kept = kept or _exact_answer(position, limit, rng, started, known or {}, weak=True)
+        kept = kept or _exact_answer(position, limit, rng, started, ChainMap(known or {}, known_outcomes or {}),
+                                     weak=True)
         optimal = _exact_answer(position, limit, rng, started, known or {}, weak=False)
         if optimal is not None or kept is not None:
             return optimal or kept
@@ -237,7 +241,7 @@ def _exact_answer(position: Position, limit: Limit, rng: random.Random | None, s
     The root's score first, then the children, likely best first, until one matches it; with an
     rng, the other children too (time allowing) so that equally perfect moves take turns. The move
     the root's solve proved needs no solve of its own, and a won root without rng plays it at once.
-    Scores in `known` (strong ones) are taken as they are.
+    Scores in `known` (exact ones; in weak mode outcomes too) are taken as they are.
     """
     solver = _solver()
     spent_nodes = 0

@@ -28,12 +28,13 @@ def test_targets_are_the_replies_and_the_robots_answers() -> None:
     assert all(target.moves_played in (position.moves_played + 1, position.moves_played + 2) for target in targets)
 
 
-def test_rounds_try_every_target_at_each_growing_limit() -> None:
+def test_rounds_try_every_target_weakly_then_strongly_at_each_growing_limit() -> None:
     targets = ponder_targets(Position.from_moves(LATE_GAME))[:3]
     rounds = solving_rounds(targets)
-    first = [next(rounds) for _ in range(6)]
-    assert [target for target, _ in first] == targets + targets
-    assert first[0][1] < first[3][1]
+    first = [next(rounds) for _ in range(12)]
+    assert [target for target, _, _ in first] == targets * 4
+    assert [weak for _, _, weak in first] == [True] * 3 + [False] * 3 + [True] * 3 + [False] * 3
+    assert first[0][1] == first[5][1] < first[6][1]
 
 
 def test_search_trusts_known_scores() -> None:
@@ -50,6 +51,20 @@ def test_search_trusts_known_scores() -> None:
     assert result.column_scores[result.column] == result.score
 
 
+def test_search_keeps_the_value_with_known_outcomes_alone() -> None:
+    position = Position.from_moves(LATE_GAME + "3")
+    solver = Solver()
+    outcomes = {position.key(): solver.solve(position, weak=True).score}
+    for col in position.legal_moves():
+        child = position.play(col)
+        if not child.is_over():
+            outcomes[child.key()] = solver.solve(child, weak=True).score
+    result = search(position, Limit(time=None, nodes=1), level=10, use_book=False, known_outcomes=outcomes)
+    assert result.nodes == 0 and not result.proven  # an outcome proves the value, not the exact score
+    assert result.score == outcomes[position.key()] >= 0
+    assert result.column_scores[result.column] == result.score
+
+
 def test_ponderer_finds_exact_scores_for_the_actual_reply() -> None:
     position = Position.from_moves(LATE_GAME)
     targets = ponder_targets(position)
@@ -61,6 +76,10 @@ def test_ponderer_finds_exact_scores_for_the_actual_reply() -> None:
         solver = Solver()
         for target in targets:
             assert ponderer.known[target.key()] == solver.solve(target).score
+        outcomes = {target.key(): solver.solve(target, weak=True).score for target in targets}
+        weakly_solved = [key for key in ponderer.outcomes if key in outcomes]
+        assert weakly_solved  # the targets were solved weakly first
+        assert all(ponderer.outcomes[key] == outcomes[key] for key in weakly_solved)
         result = ponderer.search(targets[0], Limit(time=None, nodes=1), level=10, use_book=False)
     assert result.proven and result.nodes == 0
 
