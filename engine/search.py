@@ -11,7 +11,9 @@ iterative deepening replaces it. The layers, from perfect to heuristic:
      (Test_L1_R3) the weak solve finishes in 30% of them, after a strong attempt in only 21%;
   3. the heuristic alpha-beta of engine/alphabeta.py, whose win/loss scores are proofs too, and
      whose evaluation knows threats, their rows and zugzwang (engine/evaluation.py). It plays any
-     board size (9x7, 8x8) under the same budget.
+     board size (9x7, 8x8) under the same budget;
+  4. a check of the heuristics' move by the weak solver, in the budget's last share (level 10, boards the solver takes):
+     a move proven to lose gives way to the next best one not proven to lose.
 Lower levels (engine/levels.py) cap the depth, add evaluation noise and random blunders.
 Scores are from the side to move's view: Pons' scale when proven, -1/0/1 from the weak solver,
 evaluation points otherwise.
@@ -43,6 +45,7 @@ if TYPE_CHECKING:  # the numba-backed modules load on the first search, so `impo
 TIMER_MARGIN_S = 0.025  # the kernel stops this long before the deadline: the answer still has to be built
 NEXT_DEPTH_GROWTH = 2.5  # a depth takes about this many times the previous one: start it only if it fits
 SOLVER_SHARE = 0.45  # share of the budget for the exact solver (weak, then strong), before the heuristics
+LOSS_CHECK_SHARE = 0.3  # share kept after the heuristics, to prove that their move does not lose
 SOLVER_TABLE_MB = 64.0
 MIN_SOLVER_NODES = 20_000  # below this a solver call is not worth its overhead
 ORDERING_DEPTH, ORDERING_NODES = 6, 30_000  # the shallow search that orders the exact solver's children
@@ -161,7 +164,9 @@ def search(position: Position, limit: Limit = Limit(), level: int = 10, rng: ran
         booked = _book_answer(position, opening_book(), started)
         if booked is not None:
             return booked
-    if settings.exact and position.fits_64_bits and (limit.depth is None or limit.depth >= position.width * position.height - position.moves_played):
+    solvable = settings.exact and position.fits_64_bits and (
+        limit.depth is None or limit.depth >= position.width * position.height - position.moves_played)
+    if solvable:
         kept = _book_answer(position, early_book(), started) if use_book else None
         kept = kept or _exact_answer(position, limit, rng, started, ChainMap(known or {}, known_outcomes or {}),
                                      weak=True)
@@ -173,7 +178,11 @@ def search(position: Position, limit: Limit = Limit(), level: int = 10, rng: ran
     salt = rng.getrandbits(31) if settings.noise > 0 else 0
     weights = make_weights(style, NOISE=settings.noise, SALT=salt)
     max_depth = min(d for d in (limit.depth, settings.max_depth, position.width * position.height) if d is not None)
-    return _deepen(position, limit, weights, max_depth, settings.margin, rng, started)
+    if not solvable or limit.time is None:
+        return _deepen(position, limit, weights, max_depth, settings.margin, rng, started)
+    heuristic_limit = Limit(time=(1 - LOSS_CHECK_SHARE) * limit.time, depth=limit.depth, nodes=limit.nodes)
+    answer = _deepen(position, heuristic_limit, weights, max_depth, settings.margin, rng, started)
+    return answer if answer.proven else _unless_proven_lost(position, answer, limit, started)
 
 
 def _book_answer(position: Position, book: Book | None, started: float) -> SearchResult | None:
@@ -320,6 +329,33 @@ def likely_best_first(position: Position, rng: random.Random | None = None) -> l
     if iteration is not None:
         order.sort(key=lambda col: -int(iteration.column_scores[col]))
     return [col for col in order if position.can_play(col)]
+
+
+def _unless_proven_lost(position: Position, answer: SearchResult, limit: Limit, started: float) -> SearchResult:
+    """The heuristics' move, unless the weak solver proves in what is left of the budget that it loses:
+    then the heuristically next best move, checked the same way, that is not proven to lose.
+
+    Why: where the whole position is too hard to solve in the budget, one move's loss often is not,
+    and the heuristics' near-equal scores in early positions can hide a lost move behind a drawn one.
+    """
+    solver = _solver()
+    others = sorted((col for col in position.legal_moves() if col != answer.column and answer.column_scores[col] is not None),
+                    key=lambda col: -answer.column_scores[col])
+    deadline = started + limit.time - TIMER_MARGIN_S
+    for col in [answer.column] + others:
+        child = position.play(col)
+        if position.is_winning_move(col) or child.is_draw():
+            break
+        nodes_left = int(_local.solver_nodes_per_s * (deadline - time.perf_counter()))
+        solved = _timed_solve(solver, child, nodes_left, weak=True)
+        if solved is None or solved.score <= 0:
+            break  # not proven to lose (or out of time): the best move left
+    else:
+        return answer  # every move loses: the heuristics' pick is as good as any
+    if col == answer.column:
+        return answer
+    return SearchResult(col, answer.column_scores[col], False, answer.depth, answer.nodes, _ms_since(started),
+                        (col,), answer.column_scores)
 
 
 def _timed_solve(solver: Solver, position: Position, node_budget: int, weak: bool = False):

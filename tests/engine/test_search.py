@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import random
+import time
 
 import pytest
 
 from engine.position import Position
-from engine.search import Limit, search
+from engine.search import Limit, SearchResult, _unless_proven_lost, search
 from engine.solver import Solver
 
 
@@ -101,3 +102,24 @@ def test_finished_game_and_bad_level_are_value_errors() -> None:
         search(Position.empty(), Limit(time=None, depth=2), level=11)
     with pytest.raises(ValueError, match="time limit"):
         Limit(time=0)
+
+
+def test_a_heuristic_move_proven_to_lose_is_replaced_by_the_next_best() -> None:
+    """From Test_L1_R3: the heuristics once picked column 3 here, which loses; the weak solver proves
+    that in a few thousand nodes, while the whole position takes millions."""
+    position = Position.from_moves("36651613517")
+    solver = Solver(16)
+    assert solver.solve(position.play(2), weak=True).score == 1  # column 3 hands the opponent a win
+    scores = (-20, -15, -5, -30, -10, -12, -25)  # column 3 first, then column 5
+    answer = SearchResult(2, -5, False, 8, 1000, 0.0, (2, 3), scores)
+    checked = _unless_proven_lost(position, answer, Limit(time=0.5), time.perf_counter())
+    assert checked.column == 4 and checked.score == -10 and not checked.proven
+
+
+def test_a_heuristic_move_not_proven_to_lose_stands() -> None:
+    position = Position.from_moves("5554224333234511764415115")  # from L2_R1: quick to solve
+    solver = Solver(16)
+    column = next(col for col in position.legal_moves()
+                  if not position.play(col).is_over() and solver.solve(position.play(col), weak=True).score <= 0)
+    answer = SearchResult(column, 0, False, 8, 1000, 0.0, (column,), tuple(0 for _ in range(position.width)))
+    assert _unless_proven_lost(position, answer, Limit(time=0.5), time.perf_counter()) is answer
