@@ -12,8 +12,8 @@ iterative deepening replaces it. The layers, from perfect to heuristic:
   3. the heuristic alpha-beta of engine/alphabeta.py, whose win/loss scores are proofs too, and
      whose evaluation knows threats, their rows and zugzwang (engine/evaluation.py). It plays any
      board size (9x7, 8x8) under the same budget;
-  4. a check of the heuristics' move by the weak solver, in the budget's last share (level 10, boards the solver takes):
-     a move proven to lose gives way to the next best one not proven to lose.
+  4. a check of the heuristics' move by the weak solver in the budget's last 30% (level 10, boards the
+     solver takes): a move proven to lose gives way to the next best one not proven to lose.
 Lower levels (engine/levels.py) cap the depth, add evaluation noise and random blunders.
 Scores are from the side to move's view: Pons' scale when proven, -1/0/1 from the weak solver,
 evaluation points otherwise.
@@ -339,8 +339,9 @@ def _unless_proven_lost(position: Position, answer: SearchResult, limit: Limit, 
     and the heuristics' near-equal scores in early positions can hide a lost move behind a drawn one.
     """
     solver = _solver()
-    others = sorted((col for col in position.legal_moves() if col != answer.column and answer.column_scores[col] is not None),
-                    key=lambda col: -answer.column_scores[col])
+    scores = answer.column_scores
+    others = sorted((col for col in position.legal_moves() if col != answer.column and scores[col] is not None),
+                    key=lambda col: -scores[col])
     deadline = started + limit.time - TIMER_MARGIN_S
     for col in [answer.column] + others:
         child = position.play(col)
@@ -354,8 +355,7 @@ def _unless_proven_lost(position: Position, answer: SearchResult, limit: Limit, 
         return answer  # every move loses: the heuristics' pick is as good as any
     if col == answer.column:
         return answer
-    return SearchResult(col, answer.column_scores[col], False, answer.depth, answer.nodes, _ms_since(started),
-                        (col,), answer.column_scores)
+    return SearchResult(col, scores[col], False, answer.depth, answer.nodes, _ms_since(started), (col,), scores)
 
 
 def _timed_solve(solver: Solver, position: Position, node_budget: int, weak: bool = False):
