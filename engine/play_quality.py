@@ -50,6 +50,11 @@ def move_value(position: Position, column: int, solver: Solver) -> int | None:
     return None if solved is None else -solved.score
 
 
+def unjudged(moves: str, result: SearchResult) -> MoveRecord:
+    """The record of a move made after `moves` that no judge has looked at."""
+    return MoveRecord(moves, result.column, result.ms, result.proven, None, None)
+
+
 def judge(moves: str, position: Position, result: SearchResult, solver: Solver,
           best: int | None = None) -> MoveRecord:
     """Judge one move made after `moves`; `best` is the position's exact score when known (test sets),
@@ -59,7 +64,7 @@ def judge(moves: str, position: Position, result: SearchResult, solver: Solver,
         solved = solver.solve(position, node_limit=JUDGE_NODE_LIMIT)
         best = None if solved is None else solved.score
     if value is None or best is None:
-        return MoveRecord(moves, result.column, result.ms, result.proven, None, None)
+        return unjudged(moves, result)
     kept = outcome(value) == outcome(best)
     return MoveRecord(moves, result.column, result.ms, result.proven, kept, value == best)
 
@@ -102,8 +107,7 @@ def game_moves(games: int, limit: Limit, use_book: bool, think_s: float, ponder:
                         result = ponderer.search(position, limit, level=10, use_book=use_book)
                     else:
                         result = search(position, limit, level=10, use_book=use_book)
-                    record = (judge(moves, position, result, solver) if solver is not None
-                              else MoveRecord(moves, result.column, result.ms, result.proven, None, None))
+                    record = judge(moves, position, result, solver) if solver is not None else unjudged(moves, result)
                     records.append(record)
                     if on_move is not None:
                         on_move(record)

@@ -23,9 +23,9 @@ work of an interrupted call for the next round.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import multiprocessing
-import itertools
 import queue
 import random
 from collections.abc import Iterator
@@ -150,7 +150,7 @@ def _ponder_worker(commands: multiprocessing.Queue, results: multiprocessing.Que
     solver = Solver(table_size_mb)
     sent: dict[bool, set[int]] = {True: set(), False: set()}  # weak -> keys sent: the parent keeps them all
     targets: list[Position] = []
-    work: Iterator[tuple[Position, int]] | None = None
+    work: Iterator[tuple[Position, int, bool]] | None = None
     while True:
         try:
             command = commands.get(timeout=PARENT_CHECK_S) if work is None else commands.get_nowait()
@@ -174,7 +174,7 @@ def _ponder_worker(commands: multiprocessing.Queue, results: multiprocessing.Que
             work = None  # everything solved: wait for the next command
             continue
         target, node_limit, weak = next(work)
-        if target.key() in sent[weak] or target.key() in sent[False]:
+        if _was_sent(sent, weak, target.key()):
             continue
         result = solver.solve(target, weak=weak, node_limit=node_limit)
         if result is not None:
@@ -187,8 +187,13 @@ def _ponder_worker(commands: multiprocessing.Queue, results: multiprocessing.Que
 
 def _send(results: multiprocessing.Queue, sent: dict[bool, set[int]], weak: bool, position: Position,
           score: int) -> None:
-    """Send a score unless it was sent before (an exact score makes the outcome needless too)."""
+    """Send a score unless it was sent before."""
     key = position.key()
-    if key not in sent[weak] and key not in sent[False]:
+    if not _was_sent(sent, weak, key):
         sent[weak].add(key)
         results.put((weak, key, score))
+
+
+def _was_sent(sent: dict[bool, set[int]], weak: bool, key: int) -> bool:
+    """True if the score asked for, or an exact one (which makes the outcome needless), was sent already."""
+    return key in sent[weak] or key in sent[False]
