@@ -21,8 +21,8 @@ from calibration.board import hole_colours
 from calibration.drops import DropCheck, follow_board, verify_and_correct
 from calibration.store import ArmPose, BoardCalibration, Setup
 from robot.arm import Arm, ArmConfig
-from robot.kinematics import KinematicChain
-from robot.planner import Planner, ToolPose, Workcell, play_column
+from robot.arm.kinematics import KinematicChain
+from robot.arm.planner import Planner, ToolPose, Workcell, play_column
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +64,9 @@ class ArmDropTester:
     def __call__(self, column: int, pose: ArmPose) -> int | None:
         self.drops[column] = pose
         disc_radius_m = self.board.row_pitch_m / 2  # discs rest on each other: the row pitch is their diameter
-        workcell = Workcell.from_drop_poses(tool_pose(self.pick), tuple(tool_pose(d) for d in self.drops), disc_radius_m)
+        workcell = Workcell.from_drop_poses(
+            tool_pose(self.pick), tuple(tool_pose(d) for d in self.drops), disc_radius_m
+        )
         planner = Planner(self.chain, workcell, self.arm_config, seed_q=self.arm.joint_state())
         before = self.read_frame()
         play_column(self.arm, planner, column)
@@ -78,7 +80,9 @@ def follow_and_verify(
 ) -> tuple[tuple[ArmPose, ...], list[DropCheck]]:
     """Drops moved with the board from where the setup had it to where the camera sees it, then test-dropped."""
     if setup.board is None or not setup.drops:
-        raise ValueError("the calibration has no taught drops or board: run `c4robot calibrate board` and `calibrate drops`")
+        raise ValueError(
+            "the calibration has no taught drops or board: run `c4robot calibrate board` and `calibrate drops`"
+        )
     followed = follow_board(setup.drops, setup.board, board_now)
     tester.drops = list(followed)
     return verify_and_correct(followed, board_now.column_pitch_m, tester)

@@ -23,6 +23,7 @@ log = logging.getLogger(__name__)
 
 HOLE_SAMPLE_RADIUS_PITCH = 0.22  # well inside a hole even from the front face's centre
 
+
 def hole_lattice_m(rows: int, cols: int, column_pitch_m: float, row_pitch_m: float) -> np.ndarray:
     """(rows, cols, 3) hole centres on the front face in the hole frame, row 0 at the bottom."""
     lattice = np.zeros((rows, cols, 3))
@@ -33,7 +34,9 @@ def hole_lattice_m(rows: int, cols: int, column_pitch_m: float, row_pitch_m: flo
 
 def corners_of(hole_centres_px: np.ndarray) -> np.ndarray:
     """The tl, tr, br, bl corner holes of a (rows, cols, 2) lattice whose row 0 is the bottom."""
-    return np.array([hole_centres_px[-1, 0], hole_centres_px[-1, -1], hole_centres_px[0, -1], hole_centres_px[0, 0]], float)
+    return np.array(
+        [hole_centres_px[-1, 0], hole_centres_px[-1, -1], hole_centres_px[0, -1], hole_centres_px[0, 0]], float
+    )
 
 
 def board_pose(
@@ -47,14 +50,20 @@ def board_pose(
     distortion = np.asarray(camera.distortion, float)
     found, rvec, tvec = cv2.solvePnP(object_points, image_points, matrix, distortion, flags=cv2.SOLVEPNP_IPPE)
     if not found:
-        raise CalibrationFailedError("the board's pose could not be fitted to its holes: check the corners and the camera calibration")
+        raise CalibrationFailedError(
+            "the board's pose could not be fitted to its holes: check the corners and the camera calibration"
+        )
     rvec, tvec = cv2.solvePnPRefineLM(object_points, image_points, matrix, distortion, rvec, tvec)
     if tvec[2, 0] <= 0:
-        raise CalibrationFailedError("the board's pose puts it behind the camera: check the corner order (tl, tr, br, bl)")
+        raise CalibrationFailedError(
+            "the board's pose puts it behind the camera: check the corner order (tl, tr, br, bl)"
+        )
     return rvec.ravel(), tvec.ravel()
 
 
-def front_corners_px(rvec: np.ndarray, tvec_m: np.ndarray, camera: CameraCalibration, board: BoardCalibration) -> np.ndarray:
+def front_corners_px(
+    rvec: np.ndarray, tvec_m: np.ndarray, camera: CameraCalibration, board: BoardCalibration
+) -> np.ndarray:
     """The front face's corner hole centres (tl, tr, br, bl) seen with the board at pose (rvec, tvec)."""
     lattice = hole_lattice_m(board.rows, board.cols, board.column_pitch_m, board.row_pitch_m)
     pixels, _ = cv2.projectPoints(
@@ -83,7 +92,9 @@ def register_board(
     reading = vision.read(image_bgr, shape=shape, corners=corners_px)
     if not reading.is_board_found:
         reason = "; ".join(reading.problems) or "no hole lattice seen"
-        raise CalibrationFailedError(f"board not found ({reason}): show the whole front of the board, or give its corners")
+        raise CalibrationFailedError(
+            f"board not found ({reason}): show the whole front of the board, or give its corners"
+        )
     centres = np.asarray(reading.hole_centres_px, float)
     if corners_px is not None:  # a reading from given corners is refined to the holes, not yet to their rims
         centres = hole_centres_px(fit_to_rims(image_bgr, np.asarray(reading.corners, float), shape), shape)
@@ -102,7 +113,12 @@ def hole_colours(frame: np.ndarray, board: BoardCalibration) -> np.ndarray:
     corners = np.asarray(board.corners_px, float)
     centres = hole_centres_px(corners, (board.rows, board.cols))
     radius = max(2, int(HOLE_SAMPLE_RADIUS_PITCH * hole_pitch_px(corners, (board.rows, board.cols))))
-    offsets = [(dx, dy) for dx in range(-radius, radius + 1) for dy in range(-radius, radius + 1) if dx * dx + dy * dy <= radius * radius]
+    offsets = [
+        (dx, dy)
+        for dx in range(-radius, radius + 1)
+        for dy in range(-radius, radius + 1)
+        if dx * dx + dy * dy <= radius * radius
+    ]
     height, width = frame.shape[:2]
     colours = np.zeros((board.rows, board.cols, 3))
     for row in range(board.rows):

@@ -20,7 +20,9 @@ DISC_CONTRAST_MIN = 40.0
 COLOUR_DIFFERENCE_MIN = 40.0
 
 
-def colours_from_frame(frame_bgr: np.ndarray, board: BoardCalibration, robot_column: int, person_column: int) -> ColourCalibration:
+def colours_from_frame(
+    frame_bgr: np.ndarray, board: BoardCalibration, robot_column: int, person_column: int
+) -> ColourCalibration:
     """The colours of the discs in the bottom holes of `robot_column` and `person_column` (0-based).
 
     Raises ValueError for columns off the board or equal, CalibrationFailedError when a column looks

@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 
 from calibration.failures import CalibrationFailedError
-from calibration.store import BoardCalibration, ArmPose
+from calibration.store import ArmPose, BoardCalibration
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +74,11 @@ def _hole_frame_in_arm(drops: Sequence[ArmPose], board: BoardCalibration) -> np.
     rotation = np.column_stack([x_axis, y_axis, np.cross(x_axis, y_axis)])
     entries = np.array(
         [
-            [column * board.column_pitch_m, (board.rows - 1) * board.row_pitch_m + ENTRY_HEIGHT_ABOVE_TOP_HOLE_M, -board.disc_plane_depth_m]
+            [
+                column * board.column_pitch_m,
+                (board.rows - 1) * board.row_pitch_m + ENTRY_HEIGHT_ABOVE_TOP_HOLE_M,
+                -board.disc_plane_depth_m,
+            ]
             for column in range(len(drops))
         ]
     )
@@ -111,8 +115,12 @@ def follow_board(drops: Sequence[ArmPose], before: BoardCalibration, after: Boar
     turn = np.array([[cos_t, -sin_t, 0.0], [sin_t, cos_t, 0.0], [0.0, 0.0, 1.0]])
     shift = np.array([centre_after[0] - centre[0], centre_after[1] - centre[1], 0.0])
     moved = (positions - centre) @ turn.T + centre + shift
-    log.info("board moved by %.1f mm and turned %.2f deg in the arm frame", 1000 * np.linalg.norm(shift), math.degrees(turn_rad))
-    return tuple(ArmPose(*xyz, pose.yaw_rad + turn_rad) for xyz, pose in zip(moved, drops))
+    log.info(
+        "board moved by %.1f mm and turned %.2f deg in the arm frame",
+        1000 * np.linalg.norm(shift),
+        math.degrees(turn_rad),
+    )
+    return tuple(ArmPose(*xyz, pose.yaw_rad + turn_rad) for xyz, pose in zip(moved, drops, strict=False))
 
 
 def shifted(pose: ArmPose, along: np.ndarray, distance_m: float) -> ArmPose:

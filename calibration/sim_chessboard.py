@@ -83,16 +83,25 @@ def chessboard_in_world(world: Any, board: Chessboard = SIM_CHESSBOARD) -> Itera
     half_height = (board.inner_rows + 3) * size / 2
     centre = ((board.inner_cols - 1) * size / 2, (board.inner_rows - 1) * size / 2, 0.001)
     plate_shape = pybullet.createVisualShape(
-        pybullet.GEOM_BOX, halfExtents=[half_width, half_height, 0.0008], rgbaColor=[1, 1, 1, 1],
-        visualFramePosition=centre, physicsClientId=client,
+        pybullet.GEOM_BOX,
+        halfExtents=[half_width, half_height, 0.0008],
+        rgbaColor=[1, 1, 1, 1],
+        visualFramePosition=centre,
+        physicsClientId=client,
     )
     vertices, indices = _square_mesh(board)
     squares_shape = pybullet.createVisualShape(
-        pybullet.GEOM_MESH, vertices=vertices, indices=indices, rgbaColor=[0.02, 0.02, 0.02, 1],
-        visualFramePosition=[0, 0, -0.0002], physicsClientId=client,
+        pybullet.GEOM_MESH,
+        vertices=vertices,
+        indices=indices,
+        rgbaColor=[0.02, 0.02, 0.02, 1],
+        visualFramePosition=[0, 0, -0.0002],
+        physicsClientId=client,
     )
     bodies = tuple(
-        pybullet.createMultiBody(baseMass=0, baseVisualShapeIndex=shape, basePosition=[0, 0, -5], physicsClientId=client)
+        pybullet.createMultiBody(
+            baseMass=0, baseVisualShapeIndex=shape, basePosition=[0, 0, -5], physicsClientId=client
+        )
         for shape in (plate_shape, squares_shape)
     )
     try:
@@ -132,15 +141,19 @@ def chessboard_poses_in_camera(
         pose[:3, :3] = rotation
         pose[:3, 3] = ray / np.linalg.norm(ray) * distance_m - rotation @ centre
         pixels = _project(corners @ rotation.T + pose[:3, 3], camera_matrix)
-        inside = (pixels >= IMAGE_MARGIN_PX).all() and (pixels[:, 0] <= width - IMAGE_MARGIN_PX).all() and (
-            pixels[:, 1] <= height - IMAGE_MARGIN_PX
-        ).all()
+        inside = (
+            (pixels >= IMAGE_MARGIN_PX).all()
+            and (pixels[:, 0] <= width - IMAGE_MARGIN_PX).all()
+            and (pixels[:, 1] <= height - IMAGE_MARGIN_PX).all()
+        )
         if inside:
             poses.append(pose)
     return poses
 
 
-def render_chessboard_views(world: Any, count: int = 15, seed: int = 0, board: Chessboard = SIM_CHESSBOARD) -> list[np.ndarray]:
+def render_chessboard_views(
+    world: Any, count: int = 15, seed: int = 0, board: Chessboard = SIM_CHESSBOARD
+) -> list[np.ndarray]:
     """BGR frames of the world's camera, each showing the chessboard in another pose."""
     import pybullet
 

@@ -33,9 +33,14 @@ def sim_board(world: Any, camera: CameraCalibration) -> BoardCalibration:
     centres = np.asarray(world.hole_centres_px(), float)
     rvec, tvec = board_pose(centres, camera, geometry.column_pitch_m, geometry.row_pitch_m)
     return BoardCalibration(
-        rows=geometry.rows, cols=geometry.columns, corners_px=corners_of(centres),
-        column_pitch_m=geometry.column_pitch_m, row_pitch_m=geometry.row_pitch_m,
-        disc_plane_depth_m=-geometry.front_face_y_m, rvec_rad=rvec, tvec_m=tvec,
+        rows=geometry.rows,
+        cols=geometry.columns,
+        corners_px=corners_of(centres),
+        column_pitch_m=geometry.column_pitch_m,
+        row_pitch_m=geometry.row_pitch_m,
+        disc_plane_depth_m=-geometry.front_face_y_m,
+        rvec_rad=rvec,
+        tvec_m=tvec,
     )
 
 
@@ -61,7 +66,7 @@ def sim_colours(world: Any, board: BoardCalibration, robot_player: int) -> Colou
 
 def sim_arm_poses(world: Any) -> tuple[tuple[ArmPose, ...], ArmPose]:
     """Every column's slot entry and the dispenser's pick pose, in the arm's base frame."""
-    from robot.drivers.sim import sim_chain, sim_workcell
+    from robot.arm.drivers.sim import sim_chain, sim_workcell
 
     workcell = sim_workcell(world, sim_chain(world))
 

@@ -66,7 +66,9 @@ class CameraCalibration:
         if len(self.camera_matrix) != 3 or any(len(row) != 3 for row in self.camera_matrix):
             raise ValueError(f"camera_matrix must be 3x3, got {self.camera_matrix!r}")
         if len(self.distortion) not in DISTORTION_LENGTHS:
-            raise ValueError(f"distortion must have one of {DISTORTION_LENGTHS} coefficients, got {len(self.distortion)}")
+            raise ValueError(
+                f"distortion must have one of {DISTORTION_LENGTHS} coefficients, got {len(self.distortion)}"
+            )
         if len(self.image_size_px) != 2 or min(self.image_size_px) <= 0:
             raise ValueError(f"image_size_px must be [width, height] > 0, got {self.image_size_px!r}")
         if not self.reprojection_error_px >= 0:
@@ -220,7 +222,9 @@ def load(path: str | os.PathLike[str] | None = None, missing_ok: bool = False) -
     except FileNotFoundError:
         if missing_ok:
             return Setup()
-        raise FileNotFoundError(f"no calibration file at {file}: run `c4robot calibrate` or pass --config PATH") from None
+        raise FileNotFoundError(
+            f"no calibration file at {file}: run `c4robot calibrate` or pass --config PATH"
+        ) from None
     try:
         return parse(text)
     except CalibrationError as error:
@@ -420,8 +424,10 @@ def _drops_from(raw: Any) -> tuple[ArmPose, ...]:
     numbers = [_integer(_field(entry, "drops", "column"), "drops.column.column") for entry in entries]
     if sorted(numbers) != list(range(1, len(entries) + 1)):
         raise CalibrationError(f"drops must cover columns 1..{len(entries)} once each, got {numbers}")
-    by_column = dict(zip(numbers, entries))
-    return tuple(_arm_pose_from(by_column[column], "drops", f"drops column {column}") for column in range(1, len(entries) + 1))
+    by_column = dict(zip(numbers, entries, strict=False))
+    return tuple(
+        _arm_pose_from(by_column[column], "drops", f"drops column {column}") for column in range(1, len(entries) + 1)
+    )
 
 
 def _arm_pose_from(table: Mapping[str, Any], section: str, where: str | None = None) -> ArmPose:

@@ -16,14 +16,21 @@ from engine.kernel_cache import drop_stale_kernels
 
 drop_stale_kernels()  # before any kernel loads: numba alone would miss an edit of a file a kernel inlines
 
-from engine.position import IllegalMoveError, InvalidBoardError, InvalidMoveError, Position
-from engine.search import Limit, SearchResult, search, warm_up
+from engine.position import IllegalMoveError, InvalidBoardError, InvalidMoveError, Position  # noqa: E402
+from engine.search import Limit, SearchResult, search, warm_up  # noqa: E402
 
 _LAZY = {"Solver": "engine.solver", "SolveResult": "engine.solver"}
 
 __all__ = [
-    "IllegalMoveError", "InvalidBoardError", "InvalidMoveError", "Limit", "Position", "SearchResult", "search",
-    "warm_up", *_LAZY,
+    "IllegalMoveError",
+    "InvalidBoardError",
+    "InvalidMoveError",
+    "Limit",
+    "Position",
+    "SearchResult",
+    "search",
+    "warm_up",
+    *_LAZY,
 ]
 
 

@@ -21,9 +21,10 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from engine.evaluation import EVAL_LIMIT, evaluate
+from engine.evaluation import evaluate
 from engine.lines import Lines, board_lines
 from engine.scores import INFINITY, PROVEN, WIN
+
 TABLE_BITS = 20
 EXACT, LOWER, UPPER = 1, 2, 3
 NODES, NODE_LIMIT, ABORTED = 0, 1, 2  # indices of the control array
@@ -75,9 +76,32 @@ def _threats_created(counts, cell_lines, cell, player, connect):
 
 
 @numba.njit(cache=True, nogil=True)
-def _search(board, heights, counts, line_cells, cell_lines, zobrist, width, height, connect, weights, marks,
-            tt_keys, tt_values, tt_meta, control, stop, root_key, root_played, root_side, depth,
-            root_order, margin, column_scores, exact_mask):
+def _search(
+    board,
+    heights,
+    counts,
+    line_cells,
+    cell_lines,
+    zobrist,
+    width,
+    height,
+    connect,
+    weights,
+    marks,
+    tt_keys,
+    tt_values,
+    tt_meta,
+    control,
+    stop,
+    root_key,
+    root_played,
+    root_side,
+    depth,
+    root_order,
+    margin,
+    column_scores,
+    exact_mask,
+):
     """Search every legal root move to `depth`; returns the best score.
 
     An explicit stack instead of recursion (numba cannot cache recursive kernels reliably). Scores
@@ -180,7 +204,7 @@ def _search(board, heights, counts, line_cells, cell_lines, zobrist, width, heig
                 elif stored < -PROVEN:
                     stored += ply
                 flag = meta & 0xFF
-                if (meta >> 16) >= s_depth[ply] or abs(stored) > PROVEN:
+                if (meta >> 16) >= s_depth[ply] or abs(stored) > PROVEN:  # noqa: SIM102 - the table checks read as in the Pons solver
                     if flag == EXACT or (flag == LOWER and stored >= beta) or (flag == UPPER and stored <= alpha):
                         value = stored
                         continue
@@ -194,7 +218,9 @@ def _search(board, heights, counts, line_cells, cell_lines, zobrist, width, heig
                 cell = col * height + heights[col]
                 if heights[col] + 1 < height and _wins(counts, cell_lines, cell + 1, other, connect):
                     continue  # would let the opponent win on top of it
-                rank = 100 * _threats_created(counts, cell_lines, cell, side, connect) + width - abs(2 * col - width + 1)
+                rank = (
+                    100 * _threats_created(counts, cell_lines, cell, side, connect) + width - abs(2 * col - width + 1)
+                )
                 if col == table_move:
                     rank += 1_000_000
                 position = count
@@ -281,7 +307,9 @@ def _search(board, heights, counts, line_cells, cell_lines, zobrist, width, heig
 
 
 @numba.njit(cache=True, nogil=True)
-def _table_line(board, heights, counts, cell_lines, zobrist, height, connect, tt_keys, tt_meta, key, side, first, length, line):
+def _table_line(
+    board, heights, counts, cell_lines, zobrist, height, connect, tt_keys, tt_meta, key, side, first, length, line
+):
     """Follow the table's best moves from the root after `first`; fills `line`, returns its length."""
     found = 0
     col = first
@@ -367,7 +395,9 @@ class AlphaBeta:
         self.played = int(self.heights.sum())
         self.side = 1 if self.played % 2 == 0 else 2
 
-    def iterate(self, depth: int, weights: np.ndarray, root_order: list[int], margin: int, node_limit: int) -> Iteration | None:
+    def iterate(
+        self, depth: int, weights: np.ndarray, root_order: list[int], margin: int, node_limit: int
+    ) -> Iteration | None:
         """One depth of iterative deepening; None when the stop flag or the node limit cut it short."""
         lines = self.lines
         self.control[ABORTED] = 0
@@ -375,16 +405,52 @@ class AlphaBeta:
         column_scores = np.full(lines.width, -INFINITY - 1, dtype=np.int64)
         exact = np.zeros(lines.width, dtype=np.bool_)
         with self._lock:
-            best = _search(self.board, self.heights, self.counts, lines.line_cells, lines.cell_lines, lines.zobrist,
-                                lines.width, lines.height, lines.connect, weights, self.marks, self.tt_keys,
-                                self.tt_values, self.tt_meta, self.control, self.stop, self.key, self.played,
-                                self.side, depth, np.array(root_order, dtype=np.int64), margin, column_scores, exact)
+            best = _search(
+                self.board,
+                self.heights,
+                self.counts,
+                lines.line_cells,
+                lines.cell_lines,
+                lines.zobrist,
+                lines.width,
+                lines.height,
+                lines.connect,
+                weights,
+                self.marks,
+                self.tt_keys,
+                self.tt_values,
+                self.tt_meta,
+                self.control,
+                self.stop,
+                self.key,
+                self.played,
+                self.side,
+                depth,
+                np.array(root_order, dtype=np.int64),
+                margin,
+                column_scores,
+                exact,
+            )
         if self.control[ABORTED]:
             return None
         first = int(np.argmax(column_scores))
         line = np.empty(depth + 8, dtype=np.int64)
-        length = _table_line(self.board, self.heights, self.counts, lines.cell_lines, lines.zobrist, lines.height,
-                             lines.connect, self.tt_keys, self.tt_meta, self.key, self.side, first, depth + 8, line)
+        length = _table_line(
+            self.board,
+            self.heights,
+            self.counts,
+            lines.cell_lines,
+            lines.zobrist,
+            lines.height,
+            lines.connect,
+            self.tt_keys,
+            self.tt_meta,
+            self.key,
+            self.side,
+            first,
+            depth + 8,
+            line,
+        )
         return Iteration(depth, int(best), column_scores, exact, [int(c) for c in line[:length]])
 
     @property

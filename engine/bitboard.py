@@ -48,8 +48,7 @@ def board_masks(width: int, height: int) -> tuple[np.uint64, np.uint64]:
 
 
 @njit(cache=True)
-def winning_cells(stones: np.uint64, mask: np.uint64, h1: np.uint64, board_mask: np.uint64,
-                  connect: int) -> np.uint64:
+def winning_cells(stones: np.uint64, mask: np.uint64, h1: np.uint64, board_mask: np.uint64, connect: int) -> np.uint64:
     """Empty cells where one more stone of `stones` completes a line of `connect`; h1 = height + 1.
 
     Precondition: `fits_fast_path` holds for the board (no shift reaches 64).

@@ -35,14 +35,14 @@ import multiprocessing
 import os
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from engine.position import Position
-from engine.search import centre_first
+from engine.position import Position, centre_first
 
 if TYPE_CHECKING:  # the solver's numba kernels load only in the build's worker processes
     from engine.solver import Solver
@@ -106,8 +106,12 @@ class Book:
         found = self.move(position)
         if found is not None:
             return found.score
-        covered = (self.weak and (position.width, position.height) == (self.width, self.height)
-                   and position.moves_played <= self.depth and not position.is_over())
+        covered = (
+            self.weak
+            and (position.width, position.height) == (self.width, self.height)
+            and position.moves_played <= self.depth
+            and not position.is_over()
+        )
         return -1 if covered else None
 
 
@@ -117,14 +121,22 @@ def load_book(path: Path = BOOK_PATH) -> Book:
         raise FileNotFoundError(f"no opening book at {path}: build one with `c4robot book build`")
     try:
         with np.load(path) as data:
-            book = Book(int(data["width"]), int(data["height"]), int(data["depth"]), data["keys"].astype(np.uint64),
-                        data["scores"].astype(np.int8), data["columns"].astype(np.int8),
-                        bool(data["weak"]) if "weak" in data else False)
+            book = Book(
+                int(data["width"]),
+                int(data["height"]),
+                int(data["depth"]),
+                data["keys"].astype(np.uint64),
+                data["scores"].astype(np.int8),
+                data["columns"].astype(np.int8),
+                bool(data["weak"]) if "weak" in data else False,
+            )
     except (KeyError, ValueError, OSError, EOFError) as error:
         raise ValueError(f"opening book {path} is damaged ({error}): rebuild it with `c4robot book build`") from error
     if not book.keys.shape == book.scores.shape == book.columns.shape:
-        raise ValueError(f"opening book {path} has {len(book.keys)} keys but {len(book.scores)} scores and "
-                         f"{len(book.columns)} columns: rebuild it with `c4robot book build`")
+        raise ValueError(
+            f"opening book {path} has {len(book.keys)} keys but {len(book.scores)} scores and "
+            f"{len(book.columns)} columns: rebuild it with `c4robot book build`"
+        )
     return book
 
 
@@ -175,7 +187,10 @@ def _read_work(work_path: Path, width: int, height: int) -> dict[int, tuple[int,
     with np.load(work_path) as data:
         if (int(data["width"]), int(data["height"])) != (width, height):
             return {}
-        done = {k: (s, c) for k, s, c in zip(data["keys"].tolist(), data["scores"].tolist(), data["columns"].tolist())}
+        done = {
+            k: (s, c)
+            for k, s, c in zip(data["keys"].tolist(), data["scores"].tolist(), data["columns"].tolist(), strict=False)
+        }
     log.info("resuming from %s: %d positions already solved", work_path, len(done))
     return done
 
@@ -183,8 +198,9 @@ def _read_work(work_path: Path, width: int, height: int) -> dict[int, tuple[int,
 def _write_work(work_path: Path, done: dict[int, tuple[int, int]], width: int, height: int) -> None:
     keys = np.array(list(done), dtype=np.uint64)
     values = np.array(list(done.values()), dtype=np.int8).reshape(-1, 2)
-    _save(work_path, keys=keys, scores=values[:, 0], columns=values[:, 1], width=np.int64(width),
-          height=np.int64(height))
+    _save(
+        work_path, keys=keys, scores=values[:, 0], columns=values[:, 1], width=np.int64(width), height=np.int64(height)
+    )
 
 
 def _save(path: Path, **arrays: np.ndarray) -> None:
@@ -195,8 +211,15 @@ def _save(path: Path, **arrays: np.ndarray) -> None:
     os.replace(temporary, path)
 
 
-def build_book(depth: int, work_path: Path, out_path: Path = BOOK_PATH, processes: int = 2, width: int = 7,
-               height: int = 6, on_progress: Callable[[int, int, float], None] | None = None) -> Book:
+def build_book(
+    depth: int,
+    work_path: Path,
+    out_path: Path = BOOK_PATH,
+    processes: int = 2,
+    width: int = 7,
+    height: int = 6,
+    on_progress: Callable[[int, int, float], None] | None = None,
+) -> Book:
     """Solve the robot's lines up to `depth` stones, resuming from `work_path`; write the book to `out_path`.
 
     `on_progress(done, known, positions_per_s)` is called after each solved position; `known` grows as
@@ -252,8 +275,9 @@ def build_book(depth: int, work_path: Path, out_path: Path = BOOK_PATH, processe
                 expand(moves, column)
                 solved_now += 1
                 if on_progress is not None:
-                    on_progress(total_before + solved_now, len(wanted),
-                                solved_now / max(1e-9, time.perf_counter() - started))
+                    on_progress(
+                        total_before + solved_now, len(wanted), solved_now / max(1e-9, time.perf_counter() - started)
+                    )
             if time.perf_counter() - last_save > SAVE_EVERY_S:
                 _write_work(work_path, done, width, height)
                 last_save = time.perf_counter()
@@ -261,8 +285,15 @@ def build_book(depth: int, work_path: Path, out_path: Path = BOOK_PATH, processe
     keys = np.array(sorted(wanted), dtype=np.uint64)
     scores = np.array([done[int(k)][0] for k in keys], dtype=np.int8)
     columns = np.array([done[int(k)][1] for k in keys], dtype=np.int8)
-    _save(out_path, keys=keys, scores=scores, columns=columns, width=np.int64(width), height=np.int64(height),
-          depth=np.int64(depth))
+    _save(
+        out_path,
+        keys=keys,
+        scores=scores,
+        columns=columns,
+        width=np.int64(width),
+        height=np.int64(height),
+        depth=np.int64(depth),
+    )
     return Book(width, height, depth, keys, scores, columns)
 
 
@@ -311,9 +342,15 @@ def _keeping_move(position: Position, outcomes: dict[int, tuple[int, int]]) -> t
     return best
 
 
-def build_early_book(depth: int, work_path: Path, out_path: Path = EARLY_BOOK_PATH, processes: int = 2,
-                     width: int = 7, height: int = 6,
-                     on_progress: Callable[[int, int, float], None] | None = None) -> Book:
+def build_early_book(
+    depth: int,
+    work_path: Path,
+    out_path: Path = EARLY_BOOK_PATH,
+    processes: int = 2,
+    width: int = 7,
+    height: int = 6,
+    on_progress: Callable[[int, int, float], None] | None = None,
+) -> Book:
     """Weakly solve every position of `depth` plies (resuming from `work_path`), derive the shallower ones,
     and write the won and drawn ones with a value-keeping move to `out_path` as a weak book.
 
@@ -332,8 +369,11 @@ def build_early_book(depth: int, work_path: Path, out_path: Path = EARLY_BOOK_PA
             key = canonical_key(position)
             done[key] = (outcome, column if column < 0 else oriented(column, position, key))
             if on_progress is not None:
-                on_progress(len(deepest) - len(jobs) + solved_now, len(deepest),
-                            solved_now / max(1e-9, time.perf_counter() - started))
+                on_progress(
+                    len(deepest) - len(jobs) + solved_now,
+                    len(deepest),
+                    solved_now / max(1e-9, time.perf_counter() - started),
+                )
             if time.perf_counter() - last_save > SAVE_EVERY_S:
                 _write_work(work_path, done, width, height)
                 last_save = time.perf_counter()
@@ -348,6 +388,14 @@ def build_early_book(depth: int, work_path: Path, out_path: Path = EARLY_BOOK_PA
     keys = np.array(kept, dtype=np.uint64)
     scores = np.array([outcomes[key][0] for key in kept], dtype=np.int8)
     columns = np.array([outcomes[key][1] for key in kept], dtype=np.int8)
-    _save(out_path, keys=keys, scores=scores, columns=columns, width=np.int64(width), height=np.int64(height),
-          depth=np.int64(depth), weak=np.bool_(True))
+    _save(
+        out_path,
+        keys=keys,
+        scores=scores,
+        columns=columns,
+        width=np.int64(width),
+        height=np.int64(height),
+        depth=np.int64(depth),
+        weak=np.bool_(True),
+    )
     return Book(width, height, depth, keys, scores, columns, weak=True)

@@ -63,7 +63,19 @@ def make_weights(style: str = "neutral", **overrides: int) -> np.ndarray:
         if name not in values:
             raise ValueError(f"unknown evaluation weight {name!r}: choose one of {', '.join(values)}")
         values[name] = int(value)
-    names = ("ONE", "TWO", "THREE", "OWN_PCT", "OPP_PCT", "LOW_THREAT", "THREAT", "STACKED", "ZUGZWANG", "NOISE", "SALT")
+    names = (
+        "ONE",
+        "TWO",
+        "THREE",
+        "OWN_PCT",
+        "OPP_PCT",
+        "LOW_THREAT",
+        "THREAT",
+        "STACKED",
+        "ZUGZWANG",
+        "NOISE",
+        "SALT",
+    )
     return np.array([values[name] for name in names], dtype=np.int64)
 
 

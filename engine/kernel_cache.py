@@ -55,4 +55,3 @@ def drop_stale_kernels(package_dir: Path = PACKAGE_DIR) -> bool:
     if stale:
         logger.info("engine source changed: %d cached kernel files dropped, they compile again", len(stale))
     return bool(stale)
-

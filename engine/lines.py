@@ -46,7 +46,9 @@ def board_lines(width: int, height: int, connect: int) -> Lines:
     Raises ValueError when the board cannot hold a line of `connect` cells.
     """
     if width < 1 or height < 1 or connect < 2 or connect > max(width, height):
-        raise ValueError(f"a {width}x{height} board cannot hold a line of {connect}: use a larger board or a smaller connect")
+        raise ValueError(
+            f"a {width}x{height} board cannot hold a line of {connect}: use a larger board or a smaller connect"
+        )
     lines: list[list[int]] = []
     for dc, dr in ((1, 0), (0, 1), (1, 1), (1, -1)):
         for col in range(width):

@@ -8,8 +8,8 @@ Players are levels 1..10 of engine.search or the robot seed document's bot (engi
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from engine.position import Position
 from engine.search import Limit, search
@@ -85,8 +85,9 @@ def random_opening(plies: int, rng: random.Random, width: int = 7, height: int =
             return moves
 
 
-def play_game(first: Player, second: Player, opening: str, rng: random.Random, width: int = 7,
-              height: int = 6) -> GameRecord:
+def play_game(
+    first: Player, second: Player, opening: str, rng: random.Random, width: int = 7, height: int = 6
+) -> GameRecord:
     """Play from the 1-based `opening` moves to the end; `first` moves when the first player is to move."""
     position = Position.from_moves(opening, width, height)
     moves = opening
@@ -99,8 +100,16 @@ def play_game(first: Player, second: Player, opening: str, rng: random.Random, w
     return GameRecord(first.name, second.name, moves, winner)
 
 
-def play_match(a: Player, b: Player, games: int, opening_plies: int = 2, seed: int = 0,
-               width: int = 7, height: int = 6, on_game: Callable[[GameRecord], None] | None = None) -> MatchSummary:
+def play_match(
+    a: Player,
+    b: Player,
+    games: int,
+    opening_plies: int = 2,
+    seed: int = 0,
+    width: int = 7,
+    height: int = 6,
+    on_game: Callable[[GameRecord], None] | None = None,
+) -> MatchSummary:
     """`games` games (rounded up to pairs), each random opening once with either player first.
 
     Raises ValueError when both players have the same name (their wins could not be told apart).

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from engine.match import make_player, random_opening
 from engine.position import Position
@@ -55,8 +55,7 @@ def unjudged(moves: str, result: SearchResult) -> MoveRecord:
     return MoveRecord(moves, result.column, result.ms, result.proven, None, None)
 
 
-def judge(moves: str, position: Position, result: SearchResult, solver: Solver,
-          best: int | None = None) -> MoveRecord:
+def judge(moves: str, position: Position, result: SearchResult, solver: Solver, best: int | None = None) -> MoveRecord:
     """Judge one move made after `moves`; `best` is the position's exact score when known (test sets),
     else it is solved."""
     value = move_value(position, result.column, solver)
@@ -79,9 +78,20 @@ def test_set_moves(rows: list[tuple[str, int]], limit: Limit, use_book: bool, so
     return records
 
 
-def game_moves(games: int, limit: Limit, use_book: bool, think_s: float, ponder: bool, solver: Solver | None,
-               seed: int = 0, on_move: Callable[[MoveRecord], None] | None = None, opening_plies: int = 2,
-               opponent_s: float = 0.2, width: int = 7, height: int = 6) -> list[MoveRecord]:
+def game_moves(
+    games: int,
+    limit: Limit,
+    use_book: bool,
+    think_s: float,
+    ponder: bool,
+    solver: Solver | None,
+    seed: int = 0,
+    on_move: Callable[[MoveRecord], None] | None = None,
+    opening_plies: int = 2,
+    opponent_s: float = 0.2,
+    width: int = 7,
+    height: int = 6,
+) -> list[MoveRecord]:
     """Every robot move of `games` games against mixed opponents (each searching `opponent_s` a move),
     from random openings of `opening_plies` plies (0: from the empty board, on the book's lines) on a
     `width` x `height` board; judged by `solver`, or not at all when it is None.

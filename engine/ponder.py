@@ -53,8 +53,12 @@ class Ponderer:
         context = multiprocessing.get_context("spawn")
         self._commands = context.Queue()
         self._results = context.Queue()
-        self._worker = context.Process(target=_ponder_worker, args=(self._commands, self._results, table_size_mb),
-                                       name="c4robot-ponder", daemon=True)
+        self._worker = context.Process(
+            target=_ponder_worker,
+            args=(self._commands, self._results, table_size_mb),
+            name="c4robot-ponder",
+            daemon=True,
+        )
         self._worker.start()
         self.known: dict[int, int] = {}  # Position.key() -> exact score, side to move's view
         self.outcomes: dict[int, int] = {}  # Position.key() -> 1 win, 0 draw, -1 loss (weak solves)
@@ -80,8 +84,15 @@ class Ponderer:
                 return len(self.known)
             (self.outcomes if weak else self.known)[key] = score
 
-    def search(self, position: Position, limit: Limit = Limit(), level: int = 10, rng: random.Random | None = None,
-               style: str = "neutral", use_book: bool = True) -> SearchResult:
+    def search(
+        self,
+        position: Position,
+        limit: Limit = Limit(),
+        level: int = 10,
+        rng: random.Random | None = None,
+        style: str = "neutral",
+        use_book: bool = True,
+    ) -> SearchResult:
         """engine.search with the scores found while pondering; same arguments, same errors."""
         self.stop()
         return search(position, limit, level, rng, style, use_book, known=self.known, known_outcomes=self.outcomes)
@@ -185,8 +196,9 @@ def _ponder_worker(commands: multiprocessing.Queue, results: multiprocessing.Que
                     _send(results, sent, weak, child, -result.score)
 
 
-def _send(results: multiprocessing.Queue, sent: dict[bool, set[int]], weak: bool, position: Position,
-          score: int) -> None:
+def _send(
+    results: multiprocessing.Queue, sent: dict[bool, set[int]], weak: bool, position: Position, score: int
+) -> None:
     """Send a score unless it was sent before."""
     key = position.key()
     if not _was_sent(sent, weak, key):

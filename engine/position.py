@@ -19,13 +19,18 @@ the same way; the solver's numba fast path takes boards that fit 64 bits.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 
 MAX_WIDTH = 9  # move strings use one digit per column
 MIN_CONNECT = 3
 EMPTY, FIRST_PLAYER, SECOND_PLAYER = 0, 1, 2
+
+
+def centre_first(width: int) -> list[int]:
+    """Columns from the centre outwards: the usual first guess of a good move."""
+    return sorted(range(width), key=lambda col: (abs(2 * col - width + 1), col))
 
 
 class InvalidMoveError(ValueError):
@@ -278,8 +283,9 @@ class Position:
         g = self._geometry
         stones = self._current ^ self._mask  # the winner moved last
         cells = g.lines_of(stones)
-        return [(col, row) for col in range(g.width) for row in range(g.height)
-                if cells >> (row + col * g.column_bits) & 1]
+        return [
+            (col, row) for col in range(g.width) for row in range(g.height) if cells >> (row + col * g.column_bits) & 1
+        ]
 
     # ----- identity -----------------------------------------------------------------------------
     def key(self) -> int:
@@ -314,15 +320,16 @@ class Position:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Position):
             return NotImplemented
-        return (self._geometry is other._geometry and self._current == other._current
-                and self._mask == other._mask)
+        return self._geometry is other._geometry and self._current == other._current and self._mask == other._mask
 
     def __hash__(self) -> int:
         return hash((self.width, self.height, self.connect, self._current, self._mask))
 
     def __repr__(self) -> str:
-        return (f"<Position {self.width}x{self.height} connect {self.connect}, "
-                f"{self._moves} moves, player {self.side_to_move} to move>")
+        return (
+            f"<Position {self.width}x{self.height} connect {self.connect}, "
+            f"{self._moves} moves, player {self.side_to_move} to move>"
+        )
 
     def __str__(self) -> str:
         """The board top row first, 'X' first player, 'O' second, '.' empty, 1-based column labels below."""
@@ -342,8 +349,9 @@ def _check_winner(geometry: Geometry, first: int, second: int, mask: int, last_m
         return EMPTY
     winner = FIRST_PLAYER if first_won else SECOND_PLAYER
     if winner != last_mover:
-        raise InvalidBoardError(f"player {winner} has a line but player {last_mover} played after it: "
-                                "a game stops at the first line")
+        raise InvalidBoardError(
+            f"player {winner} has a line but player {last_mover} played after it: a game stops at the first line"
+        )
     stones = first if winner == FIRST_PLAYER else second
     # The winning stone was the last one played: some top stone of the winner must make every line.
     for col in range(geometry.width):
@@ -353,5 +361,6 @@ def _check_winner(geometry: Geometry, first: int, second: int, mask: int, last_m
         top = 1 << (column.bit_length() - 1)
         if stones & top and not geometry.has_line(stones ^ top):
             return winner
-    raise InvalidBoardError(f"player {winner} has lines that one last disc cannot have made: "
-                            "the game went on after it was won")
+    raise InvalidBoardError(
+        f"player {winner} has lines that one last disc cannot have made: the game went on after it was won"
+    )

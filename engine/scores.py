@@ -42,8 +42,9 @@ def pons_score(value: int, cells: int, played: int) -> int:
     return magnitude if value > 0 else -magnitude
 
 
-def column_scores(position: Position, child_score: Callable[[Position], int | None],
-                  weak: bool = False) -> list[int | None] | None:
+def column_scores(
+    position: Position, child_score: Callable[[Position], int | None], weak: bool = False
+) -> list[int | None] | None:
     """Pons' score of every column for the side to move, from `child_score` of the positions after it.
 
     A full column is None, a winning drop scores the quickest win (1 when `weak`), a full board after

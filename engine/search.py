@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.levels import level_settings
-from engine.position import Position
+from engine.position import Position, centre_first
 from engine.scores import INFINITY, is_exact_at, is_proven, outcome, pons_score
 
 if TYPE_CHECKING:  # the numba-backed modules load on the first search, so `import engine` stays quick
@@ -133,14 +133,16 @@ def warm_up(width: int = 7, height: int = 6, connect: int = 4) -> None:
         _solver().solve(position.play(0).play(0), node_limit=1)
 
 
-def centre_first(width: int) -> list[int]:
-    """Columns from the centre outwards: the usual first guess of a good move."""
-    return sorted(range(width), key=lambda col: (abs(2 * col - width + 1), col))
-
-
-def search(position: Position, limit: Limit = Limit(), level: int = 10, rng: random.Random | None = None,
-           style: str = "neutral", use_book: bool = True, known: Mapping[int, int] | None = None,
-           known_outcomes: Mapping[int, int] | None = None) -> SearchResult:
+def search(
+    position: Position,
+    limit: Limit = Limit(),
+    level: int = 10,
+    rng: random.Random | None = None,
+    style: str = "neutral",
+    use_book: bool = True,
+    known: Mapping[int, int] | None = None,
+    known_outcomes: Mapping[int, int] | None = None,
+) -> SearchResult:
     """The move to play in `position` within `limit`, at skill `level` (1..10) and `style`.
 
     `rng` seeds the variety among equally good moves (and the mistakes of low levels); without one
@@ -158,18 +160,23 @@ def search(position: Position, limit: Limit = Limit(), level: int = 10, rng: ran
         rng = rng or random.Random()
     if settings.blunder_rate > 0 and rng.random() < settings.blunder_rate:
         column = rng.choice(legal)
-        return SearchResult(column, 0, False, 0, 0, _ms_since(started), (column,),
-                            tuple(None for _ in range(position.width)))
+        return SearchResult(
+            column, 0, False, 0, 0, _ms_since(started), (column,), tuple(None for _ in range(position.width))
+        )
     if settings.exact and use_book:
         booked = _book_answer(position, opening_book(), started)
         if booked is not None:
             return booked
-    solvable = settings.exact and position.fits_64_bits and (
-        limit.depth is None or limit.depth >= position.width * position.height - position.moves_played)
+    solvable = (
+        settings.exact
+        and position.fits_64_bits
+        and (limit.depth is None or limit.depth >= position.width * position.height - position.moves_played)
+    )
     if solvable:
         kept = _book_answer(position, early_book(), started) if use_book else None
-        kept = kept or _exact_answer(position, limit, rng, started, ChainMap(known or {}, known_outcomes or {}),
-                                     weak=True)
+        kept = kept or _exact_answer(
+            position, limit, rng, started, ChainMap(known or {}, known_outcomes or {}), weak=True
+        )
         optimal = _exact_answer(position, limit, rng, started, known or {}, weak=False)
         if optimal is not None or kept is not None:
             return optimal or kept
@@ -193,8 +200,16 @@ def _book_answer(position: Position, book: Book | None, started: float) -> Searc
         return None
     scores = tuple(found.score if col == found.column else None for col in range(position.width))
     cells = position.width * position.height
-    return SearchResult(found.column, found.score, not book.weak, cells - position.moves_played, 0,
-                        _ms_since(started), (found.column,), scores)
+    return SearchResult(
+        found.column,
+        found.score,
+        not book.weak,
+        cells - position.moves_played,
+        0,
+        _ms_since(started),
+        (found.column,),
+        scores,
+    )
 
 
 _book_lock = threading.Lock()
@@ -239,8 +254,9 @@ def _load_once(path: Path) -> Book | None:
         return _loaded_books[path.name]
 
 
-def _exact_answer(position: Position, limit: Limit, rng: random.Random | None, started: float,
-                  known: Mapping[int, int], weak: bool) -> SearchResult | None:
+def _exact_answer(
+    position: Position, limit: Limit, rng: random.Random | None, started: float, known: Mapping[int, int], weak: bool
+) -> SearchResult | None:
     """A perfect move from the exact solver, or None if it did not finish in its share of the budget.
 
     Strong (`weak` False): the quickest win or the slowest loss, score on Pons' scale, proven.
@@ -307,8 +323,9 @@ def _exact_answer(position: Position, limit: Limit, rng: random.Random | None, s
     # Variety among equal wins; a drawn or lost game instead keeps the heuristically best of its perfect
     # moves (`perfect` is in that order), the one most likely to lure the opponent into a mistake.
     column = rng.choice(perfect) if rng is not None and root_score > 0 else perfect[0]
-    return SearchResult(column, root_score, not weak, cells - played, spent_nodes, _ms_since(started), (column,),
-                        tuple(scores))
+    return SearchResult(
+        column, root_score, not weak, cells - played, spent_nodes, _ms_since(started), (column,), tuple(scores)
+    )
 
 
 def likely_best_first(position: Position, rng: random.Random | None = None) -> list[int]:
@@ -340,8 +357,10 @@ def _unless_proven_lost(position: Position, answer: SearchResult, limit: Limit, 
     """
     solver = _solver()
     scores = answer.column_scores
-    others = sorted((col for col in position.legal_moves() if col != answer.column and scores[col] is not None),
-                    key=lambda col: -scores[col])
+    others = sorted(
+        (col for col in position.legal_moves() if col != answer.column and scores[col] is not None),
+        key=lambda col: -scores[col],
+    )
     deadline = started + limit.time - TIMER_MARGIN_S
     for col in [answer.column] + others:
         child = position.play(col)
@@ -371,8 +390,15 @@ def _timed_solve(solver: Solver, position: Position, node_budget: int, weak: boo
     return result
 
 
-def _deepen(position: Position, limit: Limit, weights: np.ndarray, max_depth: int, margin: int,
-            rng: random.Random | None, started: float) -> SearchResult:
+def _deepen(
+    position: Position,
+    limit: Limit,
+    weights: np.ndarray,
+    max_depth: int,
+    margin: int,
+    rng: random.Random | None,
+    started: float,
+) -> SearchResult:
     """Iterative deepening of the heuristic search until proven, at max depth, or out of budget."""
     searcher = _searcher(position)
     searcher.use_weights(weights)
@@ -413,20 +439,31 @@ def _deepen(position: Position, limit: Limit, weights: np.ndarray, max_depth: in
 def _first_legal_answer(position: Position, nodes: int, started: float) -> SearchResult:
     """Not even depth 1 finished (a tiny budget): the centre-most legal move, unproven."""
     column = next(col for col in centre_first(position.width) if position.can_play(col))
-    return SearchResult(column, 0, False, 0, nodes, _ms_since(started), (column,),
-                        tuple(None for _ in range(position.width)))
+    return SearchResult(
+        column, 0, False, 0, nodes, _ms_since(started), (column,), tuple(None for _ in range(position.width))
+    )
 
 
-def _answer(position: Position, iteration: Iteration, margin: int, rng: random.Random | None, nodes: int,
-            remaining_cells: int, started: float) -> SearchResult:
+def _answer(
+    position: Position,
+    iteration: Iteration,
+    margin: int,
+    rng: random.Random | None,
+    nodes: int,
+    remaining_cells: int,
+    started: float,
+) -> SearchResult:
     """Turn the deepest completed iteration into a result; pick among the equally good moves."""
     cells, played = position.width * position.height, position.moves_played
     scores = iteration.column_scores
     best_value = int(scores.max())
     if is_proven(best_value):
         margin = 0  # never trade a quicker win (or a slower loss) for variety
-    candidates = [col for col in iteration.pv[:1] + centre_first(position.width)
-                  if scores[col] > -INFINITY and iteration.exact[col] and scores[col] >= best_value - margin]
+    candidates = [
+        col
+        for col in iteration.pv[:1] + centre_first(position.width)
+        if scores[col] > -INFINITY and iteration.exact[col] and scores[col] >= best_value - margin
+    ]
     candidates = list(dict.fromkeys(candidates))
     column = rng.choice(candidates) if rng is not None and len(candidates) > 1 else candidates[0]
     exact_draw = iteration.depth >= remaining_cells
@@ -434,7 +471,9 @@ def _answer(position: Position, iteration: Iteration, margin: int, rng: random.R
     def convert(value: int) -> int:
         return pons_score(value, cells, played) if is_proven(value) else value
 
-    column_scores = tuple(None if scores[col] <= -INFINITY else convert(int(scores[col])) for col in range(position.width))
+    column_scores = tuple(
+        None if scores[col] <= -INFINITY else convert(int(scores[col])) for col in range(position.width)
+    )
     value = int(scores[column])
     proven = is_exact_at(value, iteration.depth) or exact_draw
     pv = tuple(iteration.pv) if iteration.pv and iteration.pv[0] == column else (column,)

@@ -67,8 +67,9 @@ def _drop(board: np.ndarray, col: int, piece: int) -> np.ndarray:
     return child
 
 
-def _minimax(board: np.ndarray, depth: int, alpha: float, beta: float, maximising: bool,
-             bot: int, rng: random.Random) -> tuple[int | None, float]:
+def _minimax(
+    board: np.ndarray, depth: int, alpha: float, beta: float, maximising: bool, bot: int, rng: random.Random
+) -> tuple[int | None, float]:
     person = 3 - bot
     valid = _valid_columns(board)
     bot_won, person_won = _has_four(board, bot), _has_four(board, person)

@@ -75,14 +75,27 @@ def _half_towards_zero(x: int) -> int:
 def workspace(width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
     """The scratch arrays solve_bits needs for any position of a width x height board."""
     depth = width * height + 2
-    return (np.empty(width + depth * (3 + width), dtype=np.uint64),
-            np.empty(width + depth * (5 + 2 * width), dtype=np.int64))
+    return (
+        np.empty(width + depth * (3 + width), dtype=np.uint64),
+        np.empty(width + depth * (5 + 2 * width), dtype=np.int64),
+    )
 
 
 @njit(cache=True)
-def solve_bits(current: np.uint64, mask: np.uint64, moves: int, width: int, height: int, connect: int,
-               weak: bool, node_limit: int, entries: np.ndarray, generation: np.uint64, unsigned: np.ndarray,
-               signed: np.ndarray) -> tuple[int, int, bool, int]:
+def solve_bits(
+    current: np.uint64,
+    mask: np.uint64,
+    moves: int,
+    width: int,
+    height: int,
+    connect: int,
+    weak: bool,
+    node_limit: int,
+    entries: np.ndarray,
+    generation: np.uint64,
+    unsigned: np.ndarray,
+    signed: np.ndarray,
+) -> tuple[int, int, bool, int]:
     """(score, nodes, aborted, perfect column or -1) of a position given as bitboards; see the module
     docstring and SolveResult.
 
@@ -93,14 +106,26 @@ def solve_bits(current: np.uint64, mask: np.uint64, moves: int, width: int, heig
     """
     if width == 7 and height == 6 and connect == 4:  # the standard game gets a copy compiled for its size
         return _search(current, mask, moves, 7, 6, 4, weak, node_limit, entries, generation, unsigned, signed)
-    return _search(current, mask, moves, width, height, connect, weak, node_limit, entries, generation, unsigned,
-                   signed)
+    return _search(
+        current, mask, moves, width, height, connect, weak, node_limit, entries, generation, unsigned, signed
+    )
 
 
 @njit(inline="always")
-def _search(current: np.uint64, mask: np.uint64, moves: int, width: int, height: int, connect: int,
-            weak: bool, node_limit: int, entries: np.ndarray, generation: np.uint64, unsigned: np.ndarray,
-            signed: np.ndarray) -> tuple[int, int, bool, int]:
+def _search(
+    current: np.uint64,
+    mask: np.uint64,
+    moves: int,
+    width: int,
+    height: int,
+    connect: int,
+    weak: bool,
+    node_limit: int,
+    entries: np.ndarray,
+    generation: np.uint64,
+    unsigned: np.ndarray,
+    signed: np.ndarray,
+) -> tuple[int, int, bool, int]:
     cells = width * height
     key_bits = width * (height + 1)
     h1 = np.uint64(height + 1)
@@ -119,17 +144,17 @@ def _search(current: np.uint64, mask: np.uint64, moves: int, width: int, height:
         column_masks[i] = column << (np.uint64(i) * h1)
         order[i] = width // 2 + (1 - 2 * (i % 2)) * ((i + 1) // 2)  # centre first, then outwards
 
-    s_current = unsigned[width:width + depth]
-    s_mask = unsigned[width + depth:width + 2 * depth]
-    s_key = unsigned[width + 2 * depth:width + 3 * depth]
-    s_moves = unsigned[width + 3 * depth:width + (3 + width) * depth]
-    s_alpha = signed[width:width + depth]
-    s_beta = signed[width + depth:width + 2 * depth]
-    s_best = signed[width + 2 * depth:width + 3 * depth]
-    s_count = signed[width + 3 * depth:width + 4 * depth]
-    s_index = signed[width + 4 * depth:width + 5 * depth]
-    s_columns = signed[width + 5 * depth:width + (5 + width) * depth]
-    s_order = signed[width + (5 + width) * depth:width + (5 + 2 * width) * depth]
+    s_current = unsigned[width : width + depth]
+    s_mask = unsigned[width + depth : width + 2 * depth]
+    s_key = unsigned[width + 2 * depth : width + 3 * depth]
+    s_moves = unsigned[width + 3 * depth : width + (3 + width) * depth]
+    s_alpha = signed[width : width + depth]
+    s_beta = signed[width + depth : width + 2 * depth]
+    s_best = signed[width + 2 * depth : width + 3 * depth]
+    s_count = signed[width + 3 * depth : width + 4 * depth]
+    s_index = signed[width + 4 * depth : width + 5 * depth]
+    s_columns = signed[width + 5 * depth : width + (5 + width) * depth]
+    s_order = signed[width + (5 + width) * depth : width + (5 + 2 * width) * depth]
 
     nodes = 0
     low_column = -1  # the root move behind the proven lower bound `low`
@@ -302,10 +327,13 @@ def _search(current: np.uint64, mask: np.uint64, moves: int, width: int, height:
 @intrinsic
 def _cycles(typingctx):
     """The CPU's time-stamp counter (LLVM readcyclecounter): a clock readable inside a kernel."""
+
     def codegen(context, builder, signature, args):
-        counter = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.IntType(64), []),
-                                                 "llvm.readcyclecounter")
+        counter = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.IntType(64), []), "llvm.readcyclecounter"
+        )
         return builder.call(counter, [])
+
     return types.uint64(), codegen
 
 
@@ -315,9 +343,23 @@ def cycles_now() -> np.uint64:
 
 
 @njit(cache=True)
-def solve_batch(currents: np.ndarray, masks: np.ndarray, moves: np.ndarray, width: int, height: int, connect: int,
-                weak: bool, entries: np.ndarray, generation: int, cold: bool, unsigned: np.ndarray, signed: np.ndarray,
-                scores: np.ndarray, nodes: np.ndarray, cycles: np.ndarray) -> int:
+def solve_batch(
+    currents: np.ndarray,
+    masks: np.ndarray,
+    moves: np.ndarray,
+    width: int,
+    height: int,
+    connect: int,
+    weak: bool,
+    entries: np.ndarray,
+    generation: int,
+    cold: bool,
+    unsigned: np.ndarray,
+    signed: np.ndarray,
+    scores: np.ndarray,
+    nodes: np.ndarray,
+    cycles: np.ndarray,
+) -> int:
     """Solve many positions in one call (no per-position call from Python); returns the table's generation.
 
     Each position's search is timed on its own with the cycle counter, excluding the table's clearing
@@ -327,8 +369,20 @@ def solve_batch(currents: np.ndarray, masks: np.ndarray, moves: np.ndarray, widt
         if cold:
             generation = next_generation(entries, generation)
         started = _cycles()
-        scores[i], nodes[i], _, _ = solve_bits(currents[i], masks[i], moves[i], width, height, connect, weak,
-                                            _NO_LIMIT, entries, np.uint64(generation), unsigned, signed)
+        scores[i], nodes[i], _, _ = solve_bits(
+            currents[i],
+            masks[i],
+            moves[i],
+            width,
+            height,
+            connect,
+            weak,
+            _NO_LIMIT,
+            entries,
+            np.uint64(generation),
+            unsigned,
+            signed,
+        )
         cycles[i] = _cycles() - started
     return generation
 
@@ -376,10 +430,19 @@ class Solver:
         current, mask = position.bitboards
         limit = _NO_LIMIT if node_limit is None else int(node_limit)
         start = time.perf_counter()
-        score, nodes, aborted, column = solve_bits(np.uint64(current), np.uint64(mask), position.moves_played,
-                                           position.width, position.height, position.connect, weak, limit,
-                                           self.table.entries, np.uint64(self.table.generation),
-                                           *self._workspace(position))
+        score, nodes, aborted, column = solve_bits(
+            np.uint64(current),
+            np.uint64(mask),
+            position.moves_played,
+            position.width,
+            position.height,
+            position.connect,
+            weak,
+            limit,
+            self.table.entries,
+            np.uint64(self.table.generation),
+            *self._workspace(position),
+        )
         elapsed_s = time.perf_counter() - start
         if aborted:
             return None
@@ -403,14 +466,27 @@ class Solver:
         played = np.array([p.moves_played for p in positions], dtype=np.int64)
         scores, nodes, cycles = (np.zeros(len(positions), dtype=np.int64) for _ in range(3))
         period = _seconds_per_cycle()
-        self.table.generation = solve_batch(boards[:, 0].copy(), boards[:, 1].copy(), played, first.width,
-                                            first.height, first.connect, weak, self.table.entries,
-                                            self.table.generation, cold, *self._workspace(first), scores, nodes,
-                                            cycles)
-        return [SolveResult(int(s), int(n), float(c) * period) for s, n, c in zip(scores, nodes, cycles)]
+        self.table.generation = solve_batch(
+            boards[:, 0].copy(),
+            boards[:, 1].copy(),
+            played,
+            first.width,
+            first.height,
+            first.connect,
+            weak,
+            self.table.entries,
+            self.table.generation,
+            cold,
+            *self._workspace(first),
+            scores,
+            nodes,
+            cycles,
+        )
+        return [SolveResult(int(s), int(n), float(c) * period) for s, n, c in zip(scores, nodes, cycles, strict=False)]
 
-    def analyze(self, position: Position, weak: bool = False,
-                known: Callable[[Position], int | None] = lambda _: None) -> list[int | None]:
+    def analyze(
+        self, position: Position, weak: bool = False, known: Callable[[Position], int | None] = lambda _: None
+    ) -> list[int | None]:
         """The score of each 0-based column for the side to move (None where the column is full).
         `known` gives a child's score where it is known already (the books: engine.search.book_score),
         so that only the others are solved.
@@ -432,11 +508,17 @@ class Solver:
         if not isinstance(position, Position):
             raise TypeError(f"solve takes an engine.Position, not {type(position).__name__}")
         if position.is_over():
-            raise ValueError(f"the game is over ({'draw' if position.is_draw() else f'player {position.winner()} won'}): "
-                             "there is nothing to solve")
+            raise ValueError(
+                f"the game is over ({'draw' if position.is_draw() else f'player {position.winner()} won'}): "
+                "there is nothing to solve"
+            )
         if not fits_fast_path(position.width, position.height, position.connect):
-            raise ValueError(f"a {position.width}x{position.height} board does not fit the exact solver's 64-bit "
-                             "bitboards: use the time-budgeted search for it")
+            raise ValueError(
+                f"a {position.width}x{position.height} board does not fit the exact solver's 64-bit "
+                "bitboards: use the time-budgeted search for it"
+            )
         if position.width * (position.height + 1) > self.table.max_key_bits():
-            raise ValueError(f"a {position.width}x{position.height} board needs a bigger transposition table: "
-                             "give table_size_mb of 128 or more")
+            raise ValueError(
+                f"a {position.width}x{position.height} board needs a bigger transposition table: "
+                "give table_size_mb of 128 or more"
+            )

@@ -27,8 +27,8 @@ import numpy as np
 from llvmlite import ir
 from numba import njit, types
 from numba.core import cgutils
-from numba.extending import intrinsic
 from numba.cpython.unsafe.numbers import leading_zeros
+from numba.extending import intrinsic
 
 NO_LOWER = -64
 NO_UPPER = 64
@@ -97,16 +97,27 @@ def bucket_of(entries: np.ndarray, generation: np.uint64, key: np.uint64, key_bi
 @intrinsic
 def _prefetch_slot(typingctx, entries, index):
     """Ask the CPU to start loading entries[index] into the cache (LLVM's prefetch); no effect on values."""
+
     def codegen(context, builder, signature, args):
         array_type = signature.args[0]
         array = context.make_array(array_type)(context, builder, args[0])
         address = cgutils.get_item_pointer(context, builder, array_type, array, [args[1]], wraparound=False)
         prefetch = cgutils.get_or_insert_function(
-            builder.module, ir.FunctionType(ir.VoidType(), [ir.IntType(8).as_pointer()] + [ir.IntType(32)] * 3),
-            "llvm.prefetch.p0i8")
-        builder.call(prefetch, [builder.bitcast(address, ir.IntType(8).as_pointer()), ir.IntType(32)(0),
-                                ir.IntType(32)(3), ir.IntType(32)(1)])
+            builder.module,
+            ir.FunctionType(ir.VoidType(), [ir.IntType(8).as_pointer()] + [ir.IntType(32)] * 3),
+            "llvm.prefetch.p0i8",
+        )
+        builder.call(
+            prefetch,
+            [
+                builder.bitcast(address, ir.IntType(8).as_pointer()),
+                ir.IntType(32)(0),
+                ir.IntType(32)(3),
+                ir.IntType(32)(1),
+            ],
+        )
         return context.get_dummy_value()
+
     return types.void(entries, index), codegen
 
 
@@ -131,8 +142,16 @@ def probe(entries: np.ndarray, generation: np.uint64, key: np.uint64, key_bits: 
 
 
 @njit(cache=True)
-def store(entries: np.ndarray, generation: np.uint64, key: np.uint64, key_bits: int, lower: int, upper: int,
-          column: int, stones: int) -> None:
+def store(
+    entries: np.ndarray,
+    generation: np.uint64,
+    key: np.uint64,
+    key_bits: int,
+    lower: int,
+    upper: int,
+    column: int,
+    stones: int,
+) -> None:
     """Record bounds for `key`, tightening what is already known about it; keeps the biggest subtree in slot 0."""
     slot, label = bucket_of(entries, generation, key, key_bits)
     target = slot + _ONE
@@ -152,6 +171,10 @@ def store(entries: np.ndarray, generation: np.uint64, key: np.uint64, key_bits: 
         elif np.int64((first >> np.uint64(18)) & _LOW6) >= stones:
             entries[slot + _ONE] = first  # the displaced entry gets a second life in slot 1
             target = slot
-    entries[target] = (label | (np.uint64(stones) << np.uint64(18))
-                       | (np.uint64(column + 1) << np.uint64(14))
-                       | (np.uint64(64 - upper) << np.uint64(7)) | np.uint64(lower + 64))
+    entries[target] = (
+        label
+        | (np.uint64(stones) << np.uint64(18))
+        | (np.uint64(column + 1) << np.uint64(14))
+        | (np.uint64(64 - upper) << np.uint64(7))
+        | np.uint64(lower + 64)
+    )

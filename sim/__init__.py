@@ -41,6 +41,15 @@ from sim.config import (  # noqa: E402
 from sim.world import World  # noqa: E402
 
 __all__ = [
-    "DISC_COLOURS", "ArmMount", "BoardGeometry", "BoardPose", "CameraConfig", "DiscConfig", "JointLimit",
-    "PhysicsConfig", "World", "WorldConfig", "config_variants",
+    "DISC_COLOURS",
+    "ArmMount",
+    "BoardGeometry",
+    "BoardPose",
+    "CameraConfig",
+    "DiscConfig",
+    "JointLimit",
+    "PhysicsConfig",
+    "World",
+    "WorldConfig",
+    "config_variants",
 ]

@@ -35,15 +35,29 @@ class JointLimit:
 class SimArm:
     """One arm body in a PyBullet client; base fixed at `base_position` / `base_orientation`."""
 
-    def __init__(self, client: int, urdf_path: Path, base_position: tuple[float, float, float],
-                 base_orientation: tuple[float, float, float, float]) -> None:
+    def __init__(
+        self,
+        client: int,
+        urdf_path: Path,
+        base_position: tuple[float, float, float],
+        base_orientation: tuple[float, float, float, float],
+    ) -> None:
         if not Path(urdf_path).is_file():
             raise FileNotFoundError(f"arm URDF {urdf_path} not found: give an existing .urdf file")
         self.client = client
         self.urdf_path = Path(urdf_path)
-        self.body = p.loadURDF(str(urdf_path), base_position, base_orientation, useFixedBase=True,
-                               flags=p.URDF_USE_INERTIA_FROM_FILE, physicsClientId=client)
-        joints = [p.getJointInfo(self.body, j, physicsClientId=client) for j in range(p.getNumJoints(self.body, physicsClientId=client))]
+        self.body = p.loadURDF(
+            str(urdf_path),
+            base_position,
+            base_orientation,
+            useFixedBase=True,
+            flags=p.URDF_USE_INERTIA_FROM_FILE,
+            physicsClientId=client,
+        )
+        joints = [
+            p.getJointInfo(self.body, j, physicsClientId=client)
+            for j in range(p.getNumJoints(self.body, physicsClientId=client))
+        ]
         self._joint_info = joints
         self.tool_link = self._find_tool_link(joints)
         chain = self._chain_to(self.tool_link, joints)
@@ -95,18 +109,28 @@ class SimArm:
         """Put the arm at these joint positions at once and hold it there."""
         positions = [float(q) for q in positions]
         if len(positions) != len(self.joint_indices):
-            raise ValueError(f"{len(positions)} joint positions for an arm with {len(self.joint_indices)} joints "
-                             f"({', '.join(self.joint_names())}): give one per joint")
-        for limit, q in zip(self.joint_limits(), positions):
+            raise ValueError(
+                f"{len(positions)} joint positions for an arm with {len(self.joint_indices)} joints "
+                f"({', '.join(self.joint_names())}): give one per joint"
+            )
+        for limit, q in zip(self.joint_limits(), positions, strict=False):
             if not (limit.lower_rad - 1e-6 <= q <= limit.upper_rad + 1e-6) or not math.isfinite(q):
-                raise ValueError(f"joint {limit.name} = {q:.4f} rad is outside its limits "
-                                 f"[{limit.lower_rad:.3f}, {limit.upper_rad:.3f}]: keep targets within arm_joint_limits()")
-        for j, q in zip(self.joint_indices, positions):
+                raise ValueError(
+                    f"joint {limit.name} = {q:.4f} rad is outside its limits "
+                    f"[{limit.lower_rad:.3f}, {limit.upper_rad:.3f}]: keep targets within arm_joint_limits()"
+                )
+        for j, q in zip(self.joint_indices, positions, strict=False):
             p.resetJointState(self.body, j, q, 0.0, physicsClientId=self.client)
         self._targets = positions
         forces = [HOLD_FORCE_SCALE * max(lim.effort_nm, 1.0) for lim in self.joint_limits()]
-        p.setJointMotorControlArray(self.body, self.joint_indices, p.POSITION_CONTROL, targetPositions=positions,
-                                    forces=forces, physicsClientId=self.client)
+        p.setJointMotorControlArray(
+            self.body,
+            self.joint_indices,
+            p.POSITION_CONTROL,
+            targetPositions=positions,
+            forces=forces,
+            physicsClientId=self.client,
+        )
 
     def joints(self) -> np.ndarray:
         return np.array([p.getJointState(self.body, j, physicsClientId=self.client)[0] for j in self.joint_indices])
@@ -116,8 +140,9 @@ class SimArm:
             lower, upper = self._joint_info[j][8], self._joint_info[j][9]
             q = upper if is_open else lower
             p.resetJointState(self.body, j, q, 0.0, physicsClientId=self.client)
-            p.setJointMotorControl2(self.body, j, p.POSITION_CONTROL, targetPosition=q, force=HOLD_FORCE_SCALE,
-                                    physicsClientId=self.client)
+            p.setJointMotorControl2(
+                self.body, j, p.POSITION_CONTROL, targetPosition=q, force=HOLD_FORCE_SCALE, physicsClientId=self.client
+            )
 
     def tool_pose(self) -> tuple[np.ndarray, np.ndarray]:
         """(position, quaternion xyzw) of the tool frame in the world."""

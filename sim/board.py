@@ -77,14 +77,21 @@ class Board:
         self._parts: list[tuple[int, np.ndarray, np.ndarray]] = []  # body, local position, local quaternion
         for box in _box_parts(geometry):
             collision = p.createCollisionShape(p.GEOM_BOX, halfExtents=box.half_extents, physicsClientId=client)
-            visual = p.createVisualShape(p.GEOM_BOX, halfExtents=box.half_extents, rgbaColor=BOARD_BLUE, physicsClientId=client)
-            self._add_part(collision, visual, np.array(box.centre), np.array(p.getQuaternionFromEuler((box.tilt_rad, 0.0, 0.0))))
+            visual = p.createVisualShape(
+                p.GEOM_BOX, halfExtents=box.half_extents, rgbaColor=BOARD_BLUE, physicsClientId=client
+            )
+            self._add_part(
+                collision, visual, np.array(box.centre), np.array(p.getQuaternionFromEuler((box.tilt_rad, 0.0, 0.0)))
+            )
         for is_front in (True, False):
             collision_mesh = str(plate_obj(geometry, is_front, COLLISION_HOLE_SEGMENTS))
             visual_mesh = str(plate_obj(geometry, is_front, VISUAL_HOLE_SEGMENTS))
-            collision = p.createCollisionShape(p.GEOM_MESH, fileName=collision_mesh, flags=p.GEOM_FORCE_CONCAVE_TRIMESH,
-                                               physicsClientId=client)
-            visual = p.createVisualShape(p.GEOM_MESH, fileName=visual_mesh, rgbaColor=BOARD_BLUE, physicsClientId=client)
+            collision = p.createCollisionShape(
+                p.GEOM_MESH, fileName=collision_mesh, flags=p.GEOM_FORCE_CONCAVE_TRIMESH, physicsClientId=client
+            )
+            visual = p.createVisualShape(
+                p.GEOM_MESH, fileName=visual_mesh, rgbaColor=BOARD_BLUE, physicsClientId=client
+            )
             self._add_part(collision, visual, np.zeros(3), np.array([0.0, 0.0, 0.0, 1.0]))
         self.set_pose(pose)
 
@@ -136,4 +143,8 @@ class Board:
         """Whether a world position lies within the board's slots or funnel (a disc there is not out)."""
         g = self.geometry
         x, y, z = self.to_board(position_m)
-        return abs(x) <= g.plate_width_m / 2 and abs(y) <= g.slot_gap_m / 2 + g.funnel_spread_m and 0 < z <= g.funnel_top_m + g.disc_diameter_m
+        return (
+            abs(x) <= g.plate_width_m / 2
+            and abs(y) <= g.slot_gap_m / 2 + g.funnel_spread_m
+            and 0 < z <= g.funnel_top_m + g.disc_diameter_m
+        )

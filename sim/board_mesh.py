@@ -47,7 +47,9 @@ class _MeshBuilder:
             self.vertices.append(key)
         return self.index[key]
 
-    def triangle_2d(self, a: tuple[float, float], b: tuple[float, float], c: tuple[float, float], y_front: float, y_back: float) -> None:
+    def triangle_2d(
+        self, a: tuple[float, float], b: tuple[float, float], c: tuple[float, float], y_front: float, y_back: float
+    ) -> None:
         """A triangle of the plate (x, z counter-clockwise seen from -y) on both faces (y_front < y_back)."""
         front = [self.vertex(p[0], y_front, p[1]) for p in (a, b, c)]
         back = [self.vertex(p[0], y_back, p[1]) for p in (a, c, b)]
@@ -67,8 +69,17 @@ def _ray_to_rectangle(angle: float, half_w: float, half_h: float) -> tuple[float
     return dx * scale, dz * scale
 
 
-def _cell_with_hole(mesh: _MeshBuilder, cx: float, cz: float, half_w: float, half_h: float, radius: float,
-                    y_front: float, y_back: float, segments: int) -> None:
+def _cell_with_hole(
+    mesh: _MeshBuilder,
+    cx: float,
+    cz: float,
+    half_w: float,
+    half_h: float,
+    radius: float,
+    y_front: float,
+    y_back: float,
+    segments: int,
+) -> None:
     corner_angles = sorted(math.atan2(sz * half_h, sx * half_w) % (2 * math.pi) for sx in (-1, 1) for sz in (-1, 1))
     step = 2 * math.pi / segments
     for i in range(segments):
@@ -76,10 +87,14 @@ def _cell_with_hole(mesh: _MeshBuilder, cx: float, cz: float, half_w: float, hal
         c0 = (cx + radius * math.cos(a0), cz + radius * math.sin(a0))
         c1 = (cx + radius * math.cos(a1), cz + radius * math.sin(a1))
         border = [_ray_to_rectangle(a0, half_w, half_h)]
-        border += [(half_w * math.copysign(1, math.cos(k)), half_h * math.copysign(1, math.sin(k))) for k in corner_angles if a0 < k < a1]
+        border += [
+            (half_w * math.copysign(1, math.cos(k)), half_h * math.copysign(1, math.sin(k)))
+            for k in corner_angles
+            if a0 < k < a1
+        ]
         border.append(_ray_to_rectangle(a1, half_w, half_h))
         points = [(cx + bx, cz + bz) for bx, bz in border]
-        for p, q in zip(points, points[1:]):
+        for p, q in zip(points, points[1:], strict=False):
             mesh.triangle_2d(c0, p, q, y_front, y_back)
         mesh.triangle_2d(c0, points[-1], c1, y_front, y_back)
         mesh.quad_3d([(c0[0], y_front, c0[1]), (c1[0], y_front, c1[1]), (c1[0], y_back, c1[1]), (c0[0], y_back, c0[1])])
@@ -99,14 +114,23 @@ def plate_mesh(geometry: BoardGeometry, y_front: float, y_back: float, segments:
     grid_bottom, grid_top = g.base_height_m, g.base_height_m + g.rows * g.row_pitch_m
     for row in range(g.rows):
         for column in range(g.columns):
-            _cell_with_hole(mesh, g.column_x_m(column), g.row_z_m(row), g.column_pitch_m / 2, g.row_pitch_m / 2,
-                            g.hole_diameter_m / 2, y_front, y_back, segments)
+            _cell_with_hole(
+                mesh,
+                g.column_x_m(column),
+                g.row_z_m(row),
+                g.column_pitch_m / 2,
+                g.row_pitch_m / 2,
+                g.hole_diameter_m / 2,
+                y_front,
+                y_back,
+                segments,
+            )
     _rectangle(mesh, -half_plate, 0.0, -half_grid, g.plate_top_m, y_front, y_back)
     _rectangle(mesh, half_grid, 0.0, half_plate, g.plate_top_m, y_front, y_back)
     _rectangle(mesh, -half_grid, 0.0, half_grid, grid_bottom, y_front, y_back)
     _rectangle(mesh, -half_grid, grid_top, half_grid, g.plate_top_m, y_front, y_back)
     outline = [(-half_plate, 0.0), (half_plate, 0.0), (half_plate, g.plate_top_m), (-half_plate, g.plate_top_m)]
-    for (xa, za), (xb, zb) in zip(outline, outline[1:] + outline[:1]):
+    for (xa, za), (xb, zb) in zip(outline, outline[1:] + outline[:1], strict=False):
         mesh.quad_3d([(xa, y_front, za), (xa, y_back, za), (xb, y_back, zb), (xb, y_front, zb)])
     return np.array(mesh.vertices), np.array(mesh.faces, dtype=np.int64)
 
@@ -128,7 +152,11 @@ def plate_obj(geometry: BoardGeometry, is_front: bool, segments: int, cache_dir:
         return path
     cache_dir.mkdir(parents=True, exist_ok=True)
     inner_y = geometry.slot_gap_m / 2
-    y_range = (-inner_y - geometry.plate_thickness_m, -inner_y) if is_front else (inner_y, inner_y + geometry.plate_thickness_m)
+    y_range = (
+        (-inner_y - geometry.plate_thickness_m, -inner_y)
+        if is_front
+        else (inner_y, inner_y + geometry.plate_thickness_m)
+    )
     vertices, faces = plate_mesh(geometry, *y_range, segments)
     handle, temporary = tempfile.mkstemp(dir=cache_dir, suffix=".obj.tmp")
     with os.fdopen(handle, "w") as stream:

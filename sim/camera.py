@@ -39,9 +39,7 @@ def intrinsics(config: CameraConfig) -> np.ndarray:
     geometric centre ((width - 1) / 2, (height - 1) / 2).
     """
     focal_px = (config.height_px / 2) / math.tan(math.radians(config.vertical_fov_deg) / 2)
-    return np.array([[focal_px, 0.0, config.width_px / 2],
-                     [0.0, focal_px, config.height_px / 2 - 1],
-                     [0.0, 0.0, 1.0]])
+    return np.array([[focal_px, 0.0, config.width_px / 2], [0.0, focal_px, config.height_px / 2 - 1], [0.0, 0.0, 1.0]])
 
 
 def project(points_m: np.ndarray, config: CameraConfig) -> np.ndarray:
@@ -57,11 +55,14 @@ def view_matrix(config: CameraConfig) -> list[float]:
 
 
 def projection_matrix(config: CameraConfig) -> list[float]:
-    return list(p.computeProjectionMatrixFOV(config.vertical_fov_deg, config.width_px / config.height_px, NEAR_M, FAR_M))
+    return list(
+        p.computeProjectionMatrixFOV(config.vertical_fov_deg, config.width_px / config.height_px, NEAR_M, FAR_M)
+    )
 
 
 def white_balance_gains(colour_temperature_k: float) -> np.ndarray:
     """B, G, R gains that tint a neutral image as a camera balanced for daylight sees light of this temperature."""
+
     def planck_rgb(kelvin: float) -> np.ndarray:
         # Tanner Helland's fit of blackbody colour, good to a few percent from 1000 K to 15000 K.
         t = kelvin / 100.0
@@ -77,12 +78,20 @@ def white_balance_gains(colour_temperature_k: float) -> np.ndarray:
 def render(client: int, config: CameraConfig, rng: np.random.Generator, use_opengl: bool = False) -> np.ndarray:
     """A BGR uint8 frame (height, width, 3) of the world as the webcam sees it."""
     _, _, rgba, _, _ = p.getCameraImage(
-        config.width_px, config.height_px, view_matrix(config), projection_matrix(config),
-        lightDirection=list(config.light_direction), lightColor=[1.0, 1.0, 1.0], lightDistance=2.0,
-        shadow=int(config.shadows), lightAmbientCoeff=config.ambient, lightDiffuseCoeff=config.diffuse,
+        config.width_px,
+        config.height_px,
+        view_matrix(config),
+        projection_matrix(config),
+        lightDirection=list(config.light_direction),
+        lightColor=[1.0, 1.0, 1.0],
+        lightDistance=2.0,
+        shadow=int(config.shadows),
+        lightAmbientCoeff=config.ambient,
+        lightDiffuseCoeff=config.diffuse,
         lightSpecularCoeff=config.specular,
         renderer=p.ER_BULLET_HARDWARE_OPENGL if use_opengl else p.ER_TINY_RENDERER,
-        flags=p.ER_NO_SEGMENTATION_MASK, physicsClientId=client,
+        flags=p.ER_NO_SEGMENTATION_MASK,
+        physicsClientId=client,
     )
     rgb = np.asarray(rgba, dtype=np.uint8).reshape(config.height_px, config.width_px, 4)[:, :, :3]
     bgr = rgb[:, :, ::-1].astype(np.float32) * white_balance_gains(config.colour_temperature_k).astype(np.float32)

@@ -64,16 +64,36 @@ class BoardGeometry:
     funnel_spread_m: float = 0.008  # how much wider the funnel opens on each side than the slot
 
     def __post_init__(self) -> None:
-        _require(2 <= self.columns <= 12 and 2 <= self.rows <= 12, f"board of {self.columns}x{self.rows}: use 2..12 columns and rows")
-        for name in ("column_pitch_m", "disc_diameter_m", "disc_thickness_m", "hole_diameter_m", "slot_gap_m",
-                     "plate_thickness_m", "divider_thickness_m", "base_height_m", "base_depth_m"):
+        _require(
+            2 <= self.columns <= 12 and 2 <= self.rows <= 12,
+            f"board of {self.columns}x{self.rows}: use 2..12 columns and rows",
+        )
+        for name in (
+            "column_pitch_m",
+            "disc_diameter_m",
+            "disc_thickness_m",
+            "hole_diameter_m",
+            "slot_gap_m",
+            "plate_thickness_m",
+            "divider_thickness_m",
+            "base_height_m",
+            "base_depth_m",
+        ):
             _require(getattr(self, name) > 0, f"board {name} = {getattr(self, name)}: must be positive")
-        _require(self.slot_width_m > self.disc_diameter_m, f"disc diameter {self.disc_diameter_m} m does not fit between "
-                 f"the dividers ({self.slot_width_m:.4f} m): widen column_pitch_m or thin divider_thickness_m")
-        _require(self.slot_gap_m > self.disc_thickness_m, f"disc thickness {self.disc_thickness_m} m does not fit in the "
-                 f"slot gap {self.slot_gap_m} m: widen slot_gap_m")
-        _require(self.hole_diameter_m < min(self.disc_diameter_m, self.row_pitch_m, self.column_pitch_m),
-                 f"hole diameter {self.hole_diameter_m} m must be smaller than the disc and the pitches")
+        _require(
+            self.slot_width_m > self.disc_diameter_m,
+            f"disc diameter {self.disc_diameter_m} m does not fit between "
+            f"the dividers ({self.slot_width_m:.4f} m): widen column_pitch_m or thin divider_thickness_m",
+        )
+        _require(
+            self.slot_gap_m > self.disc_thickness_m,
+            f"disc thickness {self.disc_thickness_m} m does not fit in the "
+            f"slot gap {self.slot_gap_m} m: widen slot_gap_m",
+        )
+        _require(
+            self.hole_diameter_m < min(self.disc_diameter_m, self.row_pitch_m, self.column_pitch_m),
+            f"hole diameter {self.hole_diameter_m} m must be smaller than the disc and the pitches",
+        )
         _require(self.side_margin_m >= self.divider_thickness_m / 2, "side_margin_m must cover half an outer wall")
 
     @property
@@ -146,7 +166,9 @@ class DiscConfig:
     def __post_init__(self) -> None:
         _require(len(self.colours) == 2, f"disc colours {self.colours}: give exactly two RGBA colours")
         for colour in self.colours:
-            _require(len(colour) == 4 and all(0.0 <= v <= 1.0 for v in colour), f"disc colour {colour}: use RGBA in 0..1")
+            _require(
+                len(colour) == 4 and all(0.0 <= v <= 1.0 for v in colour), f"disc colour {colour}: use RGBA in 0..1"
+            )
         _require(self.mass_kg > 0, f"disc mass {self.mass_kg} kg: must be positive")
 
 
@@ -170,10 +192,14 @@ class CameraConfig:
 
     def __post_init__(self) -> None:
         _require(5.0 <= self.vertical_fov_deg <= 150.0, f"camera fov {self.vertical_fov_deg} deg: use 5..150")
-        _require(16 <= self.width_px <= 4096 and 16 <= self.height_px <= 4096,
-                 f"camera size {self.width_px}x{self.height_px}: use 16..4096 px")
-        _require(1000.0 <= self.colour_temperature_k <= 15000.0,
-                 f"colour temperature {self.colour_temperature_k} K: use 1000..15000")
+        _require(
+            16 <= self.width_px <= 4096 and 16 <= self.height_px <= 4096,
+            f"camera size {self.width_px}x{self.height_px}: use 16..4096 px",
+        )
+        _require(
+            1000.0 <= self.colour_temperature_k <= 15000.0,
+            f"colour temperature {self.colour_temperature_k} K: use 1000..15000",
+        )
         _require(self.noise_sigma >= 0, f"camera noise {self.noise_sigma}: must not be negative")
         _require(math.dist(self.eye_m, self.target_m) > 1e-3, "camera eye and target must differ")
 
@@ -206,8 +232,13 @@ class ArmMount:
 
         if name not in PYBULLET_ARMS:
             raise ValueError(f"arm {name!r} is not shipped with pybullet_data: use one of {', '.join(PYBULLET_ARMS)}")
-        return cls(urdf_path=Path(pybullet_data.getDataPath()) / PYBULLET_ARMS[name], base_xy_m=(0.0, 0.45),
-                   pedestal_height_m=0.0, dispenser_xy_m=(0.25, 0.25), dispenser_height_m=0.18)
+        return cls(
+            urdf_path=Path(pybullet_data.getDataPath()) / PYBULLET_ARMS[name],
+            base_xy_m=(0.0, 0.45),
+            pedestal_height_m=0.0,
+            dispenser_xy_m=(0.25, 0.25),
+            dispenser_height_m=0.18,
+        )
 
 
 PYBULLET_ARMS = {"panda": "franka_panda/panda.urdf", "kuka": "kuka_iiwa/model.urdf"}
@@ -258,10 +289,17 @@ def config_variants(count: int, seed: int, base: WorldConfig | None = None) -> l
         target = tuple(float(v) for v in np.asarray(cam.target_m) + rng.uniform(-0.015, 0.015, 3))
         light = tuple(float(v) for v in rng.uniform([-1.0, -1.5, 0.3], [1.0, -0.2, 2.0]))
         camera = replace(
-            cam, eye_m=eye, target_m=target, light_direction=light,
-            colour_temperature_k=float(rng.uniform(3200.0, 8000.0)), noise_sigma=float(rng.uniform(0.0, 6.0)),
-            ambient=float(rng.uniform(0.4, 0.7)), diffuse=float(rng.uniform(0.3, 0.6)),
+            cam,
+            eye_m=eye,
+            target_m=target,
+            light_direction=light,
+            colour_temperature_k=float(rng.uniform(3200.0, 8000.0)),
+            noise_sigma=float(rng.uniform(0.0, 6.0)),
+            ambient=float(rng.uniform(0.4, 0.7)),
+            diffuse=float(rng.uniform(0.3, 0.6)),
         )
-        pose = BoardPose(float(rng.uniform(-0.02, 0.02)), float(rng.uniform(-0.02, 0.02)), float(rng.uniform(-0.06, 0.06)))
+        pose = BoardPose(
+            float(rng.uniform(-0.02, 0.02)), float(rng.uniform(-0.02, 0.02)), float(rng.uniform(-0.06, 0.06))
+        )
         variants.append(replace(base, camera=camera, board_pose=pose))
     return variants

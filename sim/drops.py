@@ -68,9 +68,17 @@ def run_drop_trials(n: int, seed: int, config: WorldConfig | None = None) -> Dro
                 heights = [0] * geometry.columns
                 open_columns = list(range(geometry.columns))
             column = int(rng.choice(open_columns))
-            offset = (float(rng.uniform(-MAX_OFFSET_X_M, MAX_OFFSET_X_M)), float(rng.uniform(-MAX_OFFSET_Y_M, MAX_OFFSET_Y_M)))
-            body = world.drop_disc(column, 1 + drop % 2, offset, float(rng.uniform(-MAX_TILT_RAD, MAX_TILT_RAD)),
-                                   float(rng.uniform(-MAX_YAW_RAD, MAX_YAW_RAD)))
+            offset = (
+                float(rng.uniform(-MAX_OFFSET_X_M, MAX_OFFSET_X_M)),
+                float(rng.uniform(-MAX_OFFSET_Y_M, MAX_OFFSET_Y_M)),
+            )
+            body = world.drop_disc(
+                column,
+                1 + drop % 2,
+                offset,
+                float(rng.uniform(-MAX_TILT_RAD, MAX_TILT_RAD)),
+                float(rng.uniform(-MAX_YAW_RAD, MAX_YAW_RAD)),
+            )
             has_settled = world.wait_until_settled(SETTLE_TIMEOUT_S)
             cell = world.disc_cell(body)
             if has_settled and cell == (heights[column], column):

@@ -3,8 +3,8 @@
 Real drivers open `VirtualFirmware.port` with pyserial exactly as they would open /dev/ttyACM0, so the
 serial code is tested end to end without hardware. Two protocols, like two boards one could flash:
 
-- "joint": the c4arm joint line protocol (documented in robot/drivers/joint_wire.py and the Arduino
-  sketch robot/firmware/c4arm_joint/c4arm_joint.ino): checksummed lines, sequence numbers, a motion
+- "joint": the c4arm joint line protocol (documented in robot/arm/drivers/joint_wire.py and the Arduino
+  sketch robot/arm/firmware/c4arm_joint/c4arm_joint.ino): checksummed lines, sequence numbers, a motion
   queue of timed joint points, each seq executed once.
 - "gcode": a uArm-Swift-Pro-like Cartesian firmware (`#n G0 X Y Z F` -> `$n ok`, M2231 suction,
   G2202 N3 wrist, P2206 N3 wrist angle, M2200 moving?, P2220 position, P2203 version) or, with dialect "grbl", GRBL-style
@@ -24,6 +24,7 @@ code). Run it standalone: `python -m sim.virtual_firmware --protocol joint` prin
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import math
 import os
@@ -106,8 +107,16 @@ class _State:
 class VirtualFirmware:
     """A firmware thread behind a pty; `port` is a stable path (a symlink) to open with pyserial."""
 
-    def __init__(self, world: World, protocol: str = "joint", dialect: str = "uarm", faults: Faults = Faults(),
-                 time_scale: float = 1.0, queue_size: int = 16, home_rad: np.ndarray | None = None) -> None:
+    def __init__(
+        self,
+        world: World,
+        protocol: str = "joint",
+        dialect: str = "uarm",
+        faults: Faults = Faults(),
+        time_scale: float = 1.0,
+        queue_size: int = 16,
+        home_rad: np.ndarray | None = None,
+    ) -> None:
         if protocol not in ("joint", "gcode") or dialect not in ("uarm", "grbl"):
             raise ValueError(f"virtual firmware protocol {protocol!r}/{dialect!r}: use joint, or gcode with uarm|grbl")
         if world.arm is None:
@@ -154,10 +163,8 @@ class VirtualFirmware:
             self._thread.join(timeout=5.0)
             self._thread = None
         self._close_pty()
-        try:
+        with contextlib.suppress(OSError):
             self._directory.rmdir()
-        except OSError:
-            pass
 
     def __enter__(self) -> VirtualFirmware:
         return self.start()
@@ -232,7 +239,7 @@ class VirtualFirmware:
                 return
             if self.protocol == "gcode" and len(self._state.queue) >= self.queue_size:
                 return  # like a full planner buffer: the answer waits until there is room
-            line, self._buffer = self._buffer[:newline].strip(b"\r "), self._buffer[newline + 1:]
+            line, self._buffer = self._buffer[:newline].strip(b"\r "), self._buffer[newline + 1 :]
             if not line:
                 continue
             self.commands_received += 1

@@ -53,7 +53,11 @@ class World:
         self.gui = gui
         self.rng = np.random.default_rng(seed)
         self._camera_rng = np.random.default_rng([seed, 1])
-        if gui and sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        if (
+            gui
+            and sys.platform.startswith("linux")
+            and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+        ):
             raise OSError("no display for the PyBullet window (DISPLAY is not set): run headless, without --gui")
         self.client = p.connect(p.GUI if gui else p.DIRECT)
         if self.client < 0:
@@ -76,16 +80,21 @@ class World:
         c, physics = self.client, self.config.physics
         p.resetSimulation(physicsClientId=c)
         p.setGravity(0.0, 0.0, -9.81, physicsClientId=c)
-        p.setPhysicsEngineParameter(fixedTimeStep=physics.time_step_s, numSolverIterations=physics.solver_iterations,
-                                    deterministicOverlappingPairs=1, physicsClientId=c)
+        p.setPhysicsEngineParameter(
+            fixedTimeStep=physics.time_step_s,
+            numSolverIterations=physics.solver_iterations,
+            deterministicOverlappingPairs=1,
+            physicsClientId=c,
+        )
         if self.gui:
             p.configureDebugVisualizer(p.COV_ENABLE_GUI, 0, physicsClientId=c)
             p.resetDebugVisualizerCamera(0.7, 20.0, -25.0, [0.0, 0.0, 0.15], physicsClientId=c)
         self._box((0.0, 0.05, -0.015), (0.5, 0.4, 0.015), TABLE_COLOUR)
         self.board = Board(c, self.config.board, self.config.board_pose)
         geometry, discs = self.config.board, self.config.discs
-        self._disc_shape = p.createCollisionShape(p.GEOM_CYLINDER, radius=geometry.disc_diameter_m / 2,
-                                                  height=geometry.disc_thickness_m, physicsClientId=c)
+        self._disc_shape = p.createCollisionShape(
+            p.GEOM_CYLINDER, radius=geometry.disc_diameter_m / 2, height=geometry.disc_thickness_m, physicsClientId=c
+        )
         self._disc_visuals = [self._disc_visual(colour) for colour in discs.colours]
         self.arm: SimArm | None = None
         if self.config.arm is not None:
@@ -93,13 +102,21 @@ class World:
 
     def _box(self, centre: tuple[float, float, float], half_extents: tuple[float, float, float], colour: RGBA) -> int:
         collision = p.createCollisionShape(p.GEOM_BOX, halfExtents=half_extents, physicsClientId=self.client)
-        visual = p.createVisualShape(p.GEOM_BOX, halfExtents=half_extents, rgbaColor=colour, physicsClientId=self.client)
+        visual = p.createVisualShape(
+            p.GEOM_BOX, halfExtents=half_extents, rgbaColor=colour, physicsClientId=self.client
+        )
         return p.createMultiBody(0.0, collision, visual, centre, physicsClientId=self.client)
 
     def _disc_visual(self, colour: RGBA) -> int:
         g = self.config.board
-        return p.createVisualShape(p.GEOM_CYLINDER, radius=g.disc_diameter_m / 2, length=g.disc_thickness_m,
-                                   rgbaColor=colour, specularColor=(0.3, 0.3, 0.3), physicsClientId=self.client)
+        return p.createVisualShape(
+            p.GEOM_CYLINDER,
+            radius=g.disc_diameter_m / 2,
+            length=g.disc_thickness_m,
+            rgbaColor=colour,
+            specularColor=(0.3, 0.3, 0.3),
+            physicsClientId=self.client,
+        )
 
     def _build_arm_and_dispenser(self) -> None:
         mount, g = self.config.arm, self.config.board
@@ -140,7 +157,9 @@ class World:
             if disc.is_frozen or body == self._held:
                 continue
             velocity, spin = p.getBaseVelocity(body, physicsClientId=self.client)
-            is_still = math.hypot(*velocity) < physics.settle_speed_m_s and math.hypot(*spin) < physics.settle_spin_rad_s
+            is_still = (
+                math.hypot(*velocity) < physics.settle_speed_m_s and math.hypot(*spin) < physics.settle_spin_rad_s
+            )
             disc.still_s = disc.still_s + self.time_step_s if is_still else 0.0
             if disc.still_s >= physics.settle_time_s and physics.freeze_settled:
                 self._freeze(body)
@@ -182,10 +201,23 @@ class World:
 
     def _spawn_disc(self, player: int, position: np.ndarray, orientation: tuple[float, ...], is_frozen: bool) -> int:
         discs = self.config.discs
-        body = p.createMultiBody(0.0 if is_frozen else discs.mass_kg, self._disc_shape, self._disc_visuals[player - 1],
-                                 list(position), list(orientation), physicsClientId=self.client)
-        p.changeDynamics(body, -1, lateralFriction=discs.friction, restitution=discs.restitution,
-                         rollingFriction=0.0, spinningFriction=0.0, physicsClientId=self.client)
+        body = p.createMultiBody(
+            0.0 if is_frozen else discs.mass_kg,
+            self._disc_shape,
+            self._disc_visuals[player - 1],
+            list(position),
+            list(orientation),
+            physicsClientId=self.client,
+        )
+        p.changeDynamics(
+            body,
+            -1,
+            lateralFriction=discs.friction,
+            restitution=discs.restitution,
+            rollingFriction=0.0,
+            spinningFriction=0.0,
+            physicsClientId=self.client,
+        )
         self._discs[body] = _Disc(player, is_frozen)
         if self.arm is not None:
             self.arm.ignore_collisions_with(body)
@@ -208,8 +240,14 @@ class World:
         local = np.array([g.column_x_m(column), 0.0, g.funnel_top_m + g.disc_diameter_m / 2 + SLOT_ENTRY_CLEARANCE_M])
         return self.board.to_world(local), self.board.pose.yaw_rad
 
-    def drop_disc(self, column: int, player: int, offset_m: tuple[float, float] = (0.0, 0.0), tilt_rad: float = 0.0,
-                  yaw_rad: float = 0.0) -> int:
+    def drop_disc(
+        self,
+        column: int,
+        player: int,
+        offset_m: tuple[float, float] = (0.0, 0.0),
+        tilt_rad: float = 0.0,
+        yaw_rad: float = 0.0,
+    ) -> int:
         """Put a free disc of `player` at the slot entry of `column` and return its body id; it falls as physics
         runs (call `wait_until_settled`). `offset_m` shifts it along the board's x and y, `tilt_rad` leans it
         about the board's x axis (positive: its top towards the front), `yaw_rad` turns it about the vertical."""
@@ -227,7 +265,10 @@ class World:
         self._check_column(column)
         self._check_player(player)
         self.step(float(self.rng.uniform(*HUMAN_PAUSE_S)))
-        offset = (float(self.rng.uniform(-1, 1) * HUMAN_OFFSET_M[0]), float(self.rng.uniform(-1, 1) * HUMAN_OFFSET_M[1]))
+        offset = (
+            float(self.rng.uniform(-1, 1) * HUMAN_OFFSET_M[0]),
+            float(self.rng.uniform(-1, 1) * HUMAN_OFFSET_M[1]),
+        )
         tilt = float(self.rng.uniform(-1, 1) * HUMAN_TILT_RAD)
         body = self.drop_disc(column, player, offset, tilt)
         self.wait_until_settled()
@@ -289,7 +330,9 @@ class World:
         turn = p.getQuaternionFromEuler((0.0, 0.0, pose.yaw_rad - old_yaw))
         for body, local, orientation in carried:
             _, new_orientation = p.multiplyTransforms((0, 0, 0), turn, (0, 0, 0), orientation)
-            p.resetBasePositionAndOrientation(body, list(self.board.to_world(local)), new_orientation, physicsClientId=self.client)
+            p.resetBasePositionAndOrientation(
+                body, list(self.board.to_world(local)), new_orientation, physicsClientId=self.client
+            )
         self.config = replace(self.config, board_pose=pose)
 
     def set_disc_colours(self, colours: tuple[RGBA, RGBA]) -> None:
@@ -297,7 +340,9 @@ class World:
         self.config = replace(self.config, discs=replace(self.config.discs, colours=tuple(colours)))
         self._disc_visuals = [self._disc_visual(colour) for colour in self.config.discs.colours]
         for body, disc in self._discs.items():
-            p.changeVisualShape(body, -1, rgbaColor=self.config.discs.colours[disc.player - 1], physicsClientId=self.client)
+            p.changeVisualShape(
+                body, -1, rgbaColor=self.config.discs.colours[disc.player - 1], physicsClientId=self.client
+            )
 
     # -- camera -------------------------------------------------------------------------------
 
@@ -363,7 +408,9 @@ class World:
         arm.set_joints(q)
         if self._held is not None:
             position, orientation = arm.held_disc_pose()
-            p.resetBasePositionAndOrientation(self._held, list(position), list(orientation), physicsClientId=self.client)
+            p.resetBasePositionAndOrientation(
+                self._held, list(position), list(orientation), physicsClientId=self.client
+            )
         if self._dispenser_disc is None:
             self._refill_dispenser()
 

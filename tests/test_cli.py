@@ -14,7 +14,6 @@ def test_help_lists_commands(capsys: pytest.CaptureFixture[str]) -> None:
     assert "bench" in capsys.readouterr().out
 
 
-
 def test_unknown_command_is_a_usage_error() -> None:
     with pytest.raises(SystemExit) as exit_info:
         main(["no-such-command"])

@@ -48,8 +48,13 @@ class OpenCVCamera(_ClosingContext):
     Raises ConnectionError when the camera cannot be opened.
     """
 
-    def __init__(self, source: int | str = 0, width_px: int | None = None, height_px: int | None = None,
-                 lock_exposure: bool = True) -> None:
+    def __init__(
+        self,
+        source: int | str = 0,
+        width_px: int | None = None,
+        height_px: int | None = None,
+        lock_exposure: bool = True,
+    ) -> None:
         self.source = source
         self._capture = cv2.VideoCapture(source)
         if not self._capture.isOpened():

@@ -197,8 +197,9 @@ def _dents(samples: HoleSamples, colours: tuple[np.ndarray, ...] | list[np.ndarr
     return fill_dents(samples.rays, samples.rim_offsets, np.asarray(colours).reshape(-1, 3), samples.face, MATCH_RADIUS)
 
 
-def _cell_scores(samples: HoleSamples, colours: tuple[np.ndarray, ...], distances: np.ndarray,
-                 claimed: np.ndarray | None = None) -> np.ndarray:
+def _cell_scores(
+    samples: HoleSamples, colours: tuple[np.ndarray, ...], distances: np.ndarray, claimed: np.ndarray | None = None
+) -> np.ndarray:
     """(2, rows, cols) log-odds of a disc of colour 1 / 2 against an empty hole (very low for absent colours),
     from how fully the colours cover the rings (before _with_crescents)."""
     rows, cols = samples.shape
@@ -221,8 +222,9 @@ def _with_crescents(cell_scores: np.ndarray, dents: np.ndarray) -> np.ndarray:
     return scored
 
 
-def _evaluate(colours: tuple[np.ndarray, ...], dents: np.ndarray, cell_scores: np.ndarray,
-              imbalance_cost: float = IMBALANCE_COST) -> _Outcome:
+def _evaluate(
+    colours: tuple[np.ndarray, ...], dents: np.ndarray, cell_scores: np.ndarray, imbalance_cost: float = IMBALANCE_COST
+) -> _Outcome:
     """The best legal board under one hypothesis, scored with its priors.
 
     Disc-like evidence that the legal board leaves empty costs too: a colour that fills holes gravity
@@ -255,8 +257,11 @@ def _best_hypothesis(samples: HoleSamples) -> _Outcome:
     distances = colour_distances(samples, tuple(candidates)) if candidates else np.zeros((*samples.pixels.shape[:2], 0))
     shaded = shaded_distances(samples.pixels, np.asarray(candidates), SHADOW_RANGE) if candidates else distances
     is_shade = _shades_of(candidates, candidates) if candidates else np.zeros((0, 0), dtype=bool)
-    pairs = [(i, j) for i, j in itertools.combinations(range(len(candidates)), 2)
-             if cluster[i] != cluster[j] or not (whole[i] or whole[j])]
+    pairs = [
+        (i, j)
+        for i, j in itertools.combinations(range(len(candidates)), 2)
+        if cluster[i] != cluster[j] or not (whole[i] or whole[j])
+    ]
     hypotheses = [()] + [(i,) for i in range(len(candidates))] + pairs
     alone = [_cell_scores(samples, (colour,), distances[:, :, [i]])[0] for i, colour in enumerate(candidates)]
 
@@ -270,8 +275,13 @@ def _best_hypothesis(samples: HoleSamples) -> _Outcome:
         colours = tuple(candidates[i] for i in indices)
         if best is not None and bound_alone(indices) <= best.score:
             break
-        others = [i for i in range(len(candidates)) if i not in indices and not is_shade[i, list(indices)].any()
-                  and not any(cluster[i] == cluster[j] and (whole[i] or whole[j]) for j in indices)]
+        others = [
+            i
+            for i in range(len(candidates))
+            if i not in indices
+            and not is_shade[i, list(indices)].any()
+            and not any(cluster[i] == cluster[j] and (whole[i] or whole[j]) for j in indices)
+        ]
         claimed = None
         if indices and others:
             claimed = distances[:, :, others].min(axis=2) < shaded[:, :, list(indices)].min(axis=2)
@@ -317,12 +327,16 @@ def _confidence(cell_scores: np.ndarray, grid: np.ndarray) -> np.ndarray:
     return chosen / weights.sum(axis=0)
 
 
-def _shades_of(colours: list[np.ndarray] | tuple[np.ndarray, ...], discs: list[np.ndarray] | tuple[np.ndarray, ...]) -> np.ndarray:
+def _shades_of(
+    colours: list[np.ndarray] | tuple[np.ndarray, ...], discs: list[np.ndarray] | tuple[np.ndarray, ...]
+) -> np.ndarray:
     """(colours, discs): whether some light in SHADOW_RANGE makes the disc colour into the colour."""
     return shaded_distances(np.asarray(colours), np.asarray(discs), SHADOW_RANGE) < SHADE_MATCH_RADIUS
 
 
-def background_colours(samples: HoleSamples, grid: np.ndarray, colours: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
+def background_colours(
+    samples: HoleSamples, grid: np.ndarray, colours: tuple[np.ndarray, ...]
+) -> tuple[np.ndarray, ...]:
     """The colours seen through the holes a board leaves empty: the room behind it (clusters; the face and
     shades of the disc colours, such as a loose disc in the shade behind the board, left out).
 
@@ -334,10 +348,14 @@ def background_colours(samples: HoleSamples, grid: np.ndarray, colours: tuple[np
     clusters = candidate_colours(empty, samples.face) if len(empty) else []
     if not clusters or not colours:
         return ()
-    return tuple(colour for colour, shade in zip(clusters, _shades_of(clusters, colours).any(axis=1)) if not shade)
+    return tuple(
+        colour for colour, shade in zip(clusters, _shades_of(clusters, colours).any(axis=1), strict=False) if not shade
+    )
 
 
-def background_claims(samples: HoleSamples, colours: tuple[np.ndarray, ...], background: tuple[np.ndarray, ...]) -> np.ndarray:
+def background_claims(
+    samples: HoleSamples, colours: tuple[np.ndarray, ...], background: tuple[np.ndarray, ...]
+) -> np.ndarray:
     """(holes, ring pixels): the pixels a background colour explains better than any light on a disc colour does.
 
     The disc colours are given every shade in SHADOW_RANGE here, so a disc's own shadowed side stays the
@@ -397,6 +415,7 @@ def _order_by_count(outcome: _Outcome) -> _Outcome:
     """Make colour 1 the colour with more discs (it moved first); ties keep the order found."""
     if len(outcome.colours) == 2 and (outcome.grid == 2).sum() > (outcome.grid == 1).sum():
         swapped = np.where(outcome.grid == 0, 0, 3 - outcome.grid).astype(np.int8)
-        return _Outcome(outcome.score, swapped, outcome.cell_scores[::-1], outcome.colours[::-1],
-                        outcome.dents[:, ::-1])
+        return _Outcome(
+            outcome.score, swapped, outcome.cell_scores[::-1], outcome.colours[::-1], outcome.dents[:, ::-1]
+        )
     return outcome

@@ -30,7 +30,9 @@ def _column_options(score_1: np.ndarray, score_2: np.ndarray) -> tuple[np.ndarra
         base = score_2[:height].sum(axis=0)
         gain = (score_1[:height] - score_2[:height]).T
         order = np.argsort(-gain, axis=1, kind="stable")
-        cumulative = np.concatenate([np.zeros((cols, 1)), np.cumsum(np.take_along_axis(gain, order, axis=1), axis=1)], axis=1)
+        cumulative = np.concatenate(
+            [np.zeros((cols, 1)), np.cumsum(np.take_along_axis(gain, order, axis=1), axis=1)], axis=1
+        )
         for ones in range(height + 1):
             value = base + cumulative[:, ones]
             difference = 2 * ones - height + rows

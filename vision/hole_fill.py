@@ -31,8 +31,9 @@ WORST_RAYS = 0.125
 TYPICAL_RAYS = 0.25
 
 
-def fill_dents(rays: np.ndarray, rim_offsets: np.ndarray, colours: np.ndarray, face: np.ndarray,
-               match_radius: float) -> np.ndarray:
+def fill_dents(
+    rays: np.ndarray, rim_offsets: np.ndarray, colours: np.ndarray, face: np.ndarray, match_radius: float
+) -> np.ndarray:
     """(holes, colours) in pitches: how much shorter each colour reaches along the hole's worst rays than along
     its typical ones. `rays` and `rim_offsets` as in HoleSamples; `colours` (k, 3) and `face` (3,) weighted Lab.
 
@@ -48,7 +49,7 @@ def fill_dents(rays: np.ndarray, rim_offsets: np.ndarray, colours: np.ndarray, f
     angles = np.arange(ray_count) * 2 * np.pi / ray_count
     along = rim_offsets @ np.stack([np.cos(angles), np.sin(angles)])
     limit = along + np.sqrt(REACH_RADIUS_PITCH**2 - (rim_offsets**2).sum(axis=1)[:, None] + along**2)
-    radii = RAY_RADII_PITCH[RAY_RADII_PITCH <= limit.max()]
+    radii = RAY_RADII_PITCH[limit.max() >= RAY_RADII_PITCH]
     rays = rays[:, :, : len(radii)]
     distances = shaded_distances(rays, np.vstack([colours, face]), EDGE_SHADING_RANGE)
     to_colour, to_face = distances[..., :-1], distances[..., -1:]

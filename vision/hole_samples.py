@@ -68,8 +68,12 @@ def _ring_mask(pitch_px: int) -> tuple[np.ndarray, np.ndarray]:
 
 RING_INDEX, RING_SECTOR = _ring_mask(PITCH_PX)
 # A plane of light across a hole: (1, x, y) of each ring pixel in pitches from the centre, and its least-squares solver.
-RING_PLANE = np.column_stack([np.ones(len(RING_INDEX)), (np.stack(np.divmod(RING_INDEX, PITCH_PX)[::-1], axis=1)
-                                                         - (PITCH_PX - 1) / 2) / PITCH_PX]).astype(np.float32)
+RING_PLANE = np.column_stack(
+    [
+        np.ones(len(RING_INDEX)),
+        (np.stack(np.divmod(RING_INDEX, PITCH_PX)[::-1], axis=1) - (PITCH_PX - 1) / 2) / PITCH_PX,
+    ]
+).astype(np.float32)
 RING_PLANE_SOLVER = np.linalg.pinv(RING_PLANE).astype(np.float32)
 # The least light a ramp may leave on a disc's shaded side, relative to its lit side.
 MIN_RELATIVE_LIGHT = 0.5
@@ -153,8 +157,12 @@ def _sample_map(corners_key: bytes, shape: tuple[int, int]) -> np.ndarray:
     hole_y = (row_top.reshape(-1, 1) * PITCH_PX + ring_y).ravel()
     rays = (np.stack([column.reshape(-1, 1), row_top.reshape(-1, 1)], axis=-1) + 0.5) * PITCH_PX + _ray_offsets()[None]
     gap_y, gap_x = np.meshgrid(np.arange(1, rows) * PITCH_PX, np.arange(1, cols) * PITCH_PX, indexing="ij")
-    rectified = np.column_stack([np.concatenate([hole_x, rays[..., 0].ravel(), gap_x.ravel()]),
-                                 np.concatenate([hole_y, rays[..., 1].ravel(), gap_y.ravel()])])
+    rectified = np.column_stack(
+        [
+            np.concatenate([hole_x, rays[..., 0].ravel(), gap_x.ravel()]),
+            np.concatenate([hole_y, rays[..., 1].ravel(), gap_y.ravel()]),
+        ]
+    )
     to_image = np.linalg.inv(rectifying_homography(corners, shape, PITCH_PX))
     positions = cv2.perspectiveTransform(rectified[None].astype(np.float64), to_image)[0].astype(np.float32)
     padded = np.zeros((-(-len(positions) // MAP_ROW_LENGTH) * MAP_ROW_LENGTH, 2), np.float32)
@@ -167,12 +175,20 @@ def sample_holes(image_bgr: np.ndarray, corners_px: np.ndarray, shape: tuple[int
     rows, cols = shape
     holes = rows * cols
     positions = _sample_map(np.ascontiguousarray(corners_px, dtype=np.float64).tobytes(), (rows, cols))
-    sampled = cv2.remap(image_bgr, positions[..., 0], positions[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    sampled = cv2.remap(
+        image_bgr, positions[..., 0], positions[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
     lab = to_weighted_lab(sampled).reshape(-1, 3)
     ring_count = holes * len(RING_INDEX)
     ray_count = holes * RAY_COUNT * len(RAY_RADII_PITCH)
     pixels = lab[:ring_count].reshape(holes, len(RING_INDEX), 3)
     rays = lab[ring_count : ring_count + ray_count].reshape(holes, RAY_COUNT, len(RAY_RADII_PITCH), 3)
     face = np.median(lab[ring_count + ray_count : ring_count + ray_count + (rows - 1) * (cols - 1)], axis=0)
-    return HoleSamples(shape=(rows, cols), pixels=pixels, sector=RING_SECTOR, face=face, rays=rays,
-                       rim_offsets=rim_offsets(rays, RAY_RADII_PITCH))
+    return HoleSamples(
+        shape=(rows, cols),
+        pixels=pixels,
+        sector=RING_SECTOR,
+        face=face,
+        rays=rays,
+        rim_offsets=rim_offsets(rays, RAY_RADII_PITCH),
+    )

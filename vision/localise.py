@@ -67,7 +67,7 @@ def hole_candidates(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     centres, areas = [], []
     if hierarchy is None:
         return np.zeros((0, 2)), np.zeros(0)
-    for contour, link in zip(contours, hierarchy[0]):
+    for contour, link in zip(contours, hierarchy[0], strict=False):
         if link[3] < 0:
             continue
         area = cv2.contourArea(contour)
@@ -179,7 +179,10 @@ def _contrasting_holes(lab: np.ndarray, homography: np.ndarray, cells: np.ndarra
 
 
 def _best_window(
-    assigned: dict[tuple[int, int], int], shape: tuple[int, int], homography: np.ndarray, face_mask: np.ndarray,
+    assigned: dict[tuple[int, int], int],
+    shape: tuple[int, int],
+    homography: np.ndarray,
+    face_mask: np.ndarray,
     lab: np.ndarray,
 ) -> tuple[int, int, float]:
     """Offset (column, row) of the rows x cols window with the most holes and face support, and its score.
@@ -198,7 +201,7 @@ def _best_window(
         for row in range(row_offsets[0], row_offsets[1] + 1):
             grid = grid_points((rows, cols)).reshape(-1, 2).astype(int) + (column, row)
             contrasting = _contrasting_holes(lab, homography, grid.astype(np.float64))
-            holes = sum((int(c), int(r)) in assigned or seen for (c, r), seen in zip(grid, contrasting))
+            holes = sum((int(c), int(r)) in assigned or seen for (c, r), seen in zip(grid, contrasting, strict=False))
             support = float(_face_support(face_mask, homography, grid.astype(np.float64)).mean())
             score = holes + rows * cols * 0.5 * support
             if best is None or score > best[2]:
@@ -293,7 +296,9 @@ def fit_to_rims(image: np.ndarray, corners_px: np.ndarray, shape: tuple[int, int
     return project(fitted, grid_corners(shape)) / scale
 
 
-def refine_corners(image: np.ndarray, corners_px: np.ndarray, shape: tuple[int, int], trusted: bool = True) -> np.ndarray:
+def refine_corners(
+    image: np.ndarray, corners_px: np.ndarray, shape: tuple[int, int], trusted: bool = True
+) -> np.ndarray:
     """Move the corners onto the real holes: match holes seen in the face colour's mask to the predicted ones.
 
     The mask here takes the face colour under one light only, so the shaded wall inside a hole (seen on

@@ -8,14 +8,14 @@ numbering differs (colours learnt from the frame) still compares correctly.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 import numpy as np
 
 from vision.reading import BoardReading
 
 
-class MoveKind(str, Enum):
+class MoveKind(StrEnum):
     """What changed between the previous board and the reading."""
 
     MOVE = "move"
@@ -54,7 +54,9 @@ def detect_move(previous_grid: np.ndarray, reading: BoardReading, expected_playe
     if expected_player not in (1, 2):
         raise ValueError(f"expected_player {expected_player} must be 1 or 2")
     if not reading.is_board_found:
-        return MoveEvent(MoveKind.BOARD_NOT_FOUND, None, None, "I cannot see the board: please keep it in view of the camera.")
+        return MoveEvent(
+            MoveKind.BOARD_NOT_FOUND, None, None, "I cannot see the board: please keep it in view of the camera."
+        )
     if previous.shape != reading.grid.shape:
         raise ValueError(f"previous grid shape {previous.shape} differs from the reading's {reading.grid.shape}")
     current = players_grid(previous, reading.grid)
@@ -63,7 +65,9 @@ def detect_move(previous_grid: np.ndarray, reading: BoardReading, expected_playe
         row, column = (int(v) for v in gone[0])
         what = "is gone" if current[row, column] == 0 else "changed colour"
         return MoveEvent(
-            MoveKind.DISC_REMOVED, column, row,
+            MoveKind.DISC_REMOVED,
+            column,
+            row,
             f"The disc in column {column + 1}, row {row + 1} {what}: please put the board back as it was.",
         )
     new = np.argwhere((previous == 0) & (current != 0))
@@ -72,18 +76,24 @@ def detect_move(previous_grid: np.ndarray, reading: BoardReading, expected_playe
     if len(new) > 1:
         columns = sorted({int(column) + 1 for _, column in new})
         return MoveEvent(
-            MoveKind.TWO_DISCS, None, None,
+            MoveKind.TWO_DISCS,
+            None,
+            None,
             f"I see {len(new)} new discs (columns {', '.join(map(str, columns))}): please play one disc per turn.",
         )
     row, column = (int(v) for v in new[0])
     if row > 0 and current[row - 1, column] == 0:
         return MoveEvent(
-            MoveKind.FLOATING_DISC, column, row,
+            MoveKind.FLOATING_DISC,
+            column,
+            row,
             f"The new disc in column {column + 1} seems to float above an empty cell: is a hand or something in the way?",
         )
     if current[row, column] != expected_player:
         return MoveEvent(
-            MoveKind.WRONG_COLOUR, column, row,
+            MoveKind.WRONG_COLOUR,
+            column,
+            row,
             f"The new disc in column {column + 1} is the other player's colour: please take it out and play your own colour.",
         )
     return MoveEvent(MoveKind.MOVE, column, row, f"Disc played in column {column + 1}.")

@@ -38,8 +38,14 @@ def draw_reading(image_bgr: np.ndarray, reading: BoardReading) -> np.ndarray:
             if confidence < UNSURE_CONFIDENCE:
                 cv2.circle(canvas, (x, y), radius + 2 * thickness, UNSURE_BGR, thickness, cv2.LINE_AA)
                 cv2.putText(
-                    canvas, f"{confidence:.2f}", (x - radius, y - radius - 2 * thickness),
-                    cv2.FONT_HERSHEY_SIMPLEX, font_scale, UNSURE_BGR, max(1, thickness // 2), cv2.LINE_AA,
+                    canvas,
+                    f"{confidence:.2f}",
+                    (x - radius, y - radius - 2 * thickness),
+                    cv2.FONT_HERSHEY_SIMPLEX,
+                    font_scale,
+                    UNSURE_BGR,
+                    max(1, thickness // 2),
+                    cv2.LINE_AA,
                 )
     corners = np.rint(reading.corners).astype(np.int32)
     cv2.polylines(canvas, [corners.reshape(-1, 1, 2)], True, CORNER_BGR, thickness, cv2.LINE_AA)

@@ -126,7 +126,11 @@ def read(
         names = colour_letters(list(reference))
     else:
         names = colour_letters(list(disc_colours)) if disc_colours else ()
-        if len(names) == 2 and (grid == 1).sum() == (grid == 2).sum() and LETTERS.index(names[1]) < LETTERS.index(names[0]):
+        if (
+            len(names) == 2
+            and (grid == 1).sum() == (grid == 2).sum()
+            and LETTERS.index(names[1]) < LETTERS.index(names[0])
+        ):
             grid = np.where(grid == 0, 0, 3 - grid).astype(np.int8)
             names, disc_colours = names[::-1], disc_colours[::-1]
     names = tuple(names) + (UNKNOWN_COLOUR,) * (2 - len(names))

@@ -38,7 +38,9 @@ def _sample(lab: np.ndarray, points_px: np.ndarray) -> np.ndarray:
     """Bilinear samples of the image at (n, m, 2) points, (n, m, 3)."""
     n, m = points_px.shape[:2]
     maps = points_px.astype(np.float32)
-    return cv2.remap(lab, maps[..., 0], maps[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).reshape(n, m, 3)
+    return cv2.remap(lab, maps[..., 0], maps[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).reshape(
+        n, m, 3
+    )
 
 
 def _fit_ellipses(points: np.ndarray, use: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -20,7 +20,9 @@ DEFAULT_MIN_CONFIDENCE = 0.6
 class Stabiliser:
     """Feed readings with `update`; it returns a reading once it has been stable, else None."""
 
-    def __init__(self, frames_needed: int = DEFAULT_FRAMES_NEEDED, min_confidence: float = DEFAULT_MIN_CONFIDENCE) -> None:
+    def __init__(
+        self, frames_needed: int = DEFAULT_FRAMES_NEEDED, min_confidence: float = DEFAULT_MIN_CONFIDENCE
+    ) -> None:
         if frames_needed < 1:
             raise ValueError(f"frames_needed {frames_needed} must be at least 1")
         if not 0.0 <= min_confidence <= 1.0:

@@ -11,7 +11,7 @@ import pytest
 from calibration.board import board_pose, hole_lattice_m
 from calibration.drops import follow_board, interpolate_drops, verify_and_correct
 from calibration.failures import CalibrationFailedError
-from calibration.store import BoardCalibration, CameraCalibration, ArmPose
+from calibration.store import ArmPose, BoardCalibration, CameraCalibration
 
 ROWS, COLS, COLUMN_PITCH_M, ROW_PITCH_M = 6, 7, 0.0347, 0.0318
 CAMERA = CameraCalibration(((580.0, 0.0, 320.0), (0.0, 580.0, 240.0), (0.0, 0.0, 1.0)), (0.0,) * 5, (640, 480), 0.1)
@@ -38,16 +38,23 @@ def hole_frame_in_arm(board_yaw_rad: float, origin: np.ndarray) -> np.ndarray:
 
 
 def true_drops(hole_in_arm: np.ndarray, wrist_yaw_rad: float) -> tuple[ArmPose, ...]:
-    entries = [np.array([c * COLUMN_PITCH_M, (ROWS - 1) * ROW_PITCH_M + ENTRY_HEIGHT_M, -ENTRY_DEPTH_M, 1.0]) for c in range(COLS)]
+    entries = [
+        np.array([c * COLUMN_PITCH_M, (ROWS - 1) * ROW_PITCH_M + ENTRY_HEIGHT_M, -ENTRY_DEPTH_M, 1.0])
+        for c in range(COLS)
+    ]
     return tuple(ArmPose(*(hole_in_arm @ entry)[:3], wrist_yaw_rad) for entry in entries)
 
 
-def seen_board(hole_in_arm: np.ndarray, camera_in_arm: np.ndarray, noise_px: float, rng: np.random.Generator) -> BoardCalibration:
+def seen_board(
+    hole_in_arm: np.ndarray, camera_in_arm: np.ndarray, noise_px: float, rng: np.random.Generator
+) -> BoardCalibration:
     """The board as the camera measures it: project the holes, add noise, fit the pose."""
     hole_in_camera = np.linalg.inv(camera_in_arm) @ hole_in_arm
     rvec = cv2.Rodrigues(hole_in_camera[:3, :3])[0]
     lattice = hole_lattice_m(ROWS, COLS, COLUMN_PITCH_M, ROW_PITCH_M)
-    pixels, _ = cv2.projectPoints(lattice.reshape(-1, 3), rvec, hole_in_camera[:3, 3], np.array(CAMERA.camera_matrix), None)
+    pixels, _ = cv2.projectPoints(
+        lattice.reshape(-1, 3), rvec, hole_in_camera[:3, 3], np.array(CAMERA.camera_matrix), None
+    )
     pixels = pixels.reshape(ROWS, COLS, 2) + rng.normal(0.0, noise_px, (ROWS, COLS, 2))
     rvec_fit, tvec_fit = board_pose(pixels, CAMERA, COLUMN_PITCH_M, ROW_PITCH_M)
     corners = [pixels[-1, 0], pixels[-1, -1], pixels[0, -1], pixels[0, 0]]
@@ -71,9 +78,11 @@ def test_drops_follow_a_board_moved_2_cm_and_turned_3_degrees(noise_px: float) -
     after = motion @ before
     taught = true_drops(before, wrist_yaw_rad=0.2)
     expected = true_drops(after, wrist_yaw_rad=0.2 + math.radians(3.0))
-    followed = follow_board(taught, seen_board(before, camera_in_arm(), noise_px, rng), seen_board(after, camera_in_arm(), noise_px, rng))
-    errors_mm = [1000 * np.linalg.norm(np.subtract(a.xyz_m, b.xyz_m)) for a, b in zip(followed, expected)]
-    yaw_errors_deg = [math.degrees(abs(a.yaw_rad - b.yaw_rad)) for a, b in zip(followed, expected)]
+    followed = follow_board(
+        taught, seen_board(before, camera_in_arm(), noise_px, rng), seen_board(after, camera_in_arm(), noise_px, rng)
+    )
+    errors_mm = [1000 * np.linalg.norm(np.subtract(a.xyz_m, b.xyz_m)) for a, b in zip(followed, expected, strict=False)]
+    yaw_errors_deg = [math.degrees(abs(a.yaw_rad - b.yaw_rad)) for a, b in zip(followed, expected, strict=False)]
     assert max(errors_mm) < (1.0 if noise_px == 0 else 2.5), errors_mm
     assert max(yaw_errors_deg) < (0.05 if noise_px == 0 else 0.6), yaw_errors_deg
 
@@ -82,7 +91,11 @@ def test_interpolation_spans_first_to_last() -> None:
     first, last = ArmPose(0.1, -0.1, 0.3, 0.0), ArmPose(0.1, 0.1, 0.32, 0.06)
     drops = interpolate_drops(first, last, 5)
     assert drops[0] == first and drops[-1] == last
-    assert drops[2].y_m == pytest.approx(0.0) and drops[2].z_m == pytest.approx(0.31) and drops[2].yaw_rad == pytest.approx(0.03)
+    assert (
+        drops[2].y_m == pytest.approx(0.0)
+        and drops[2].z_m == pytest.approx(0.31)
+        and drops[2].yaw_rad == pytest.approx(0.03)
+    )
     with pytest.raises(ValueError):
         interpolate_drops(first, first, 7)
 

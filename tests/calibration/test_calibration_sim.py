@@ -79,7 +79,7 @@ def test_drops_restored_after_moving_the_board_2_cm_and_3_degrees(world) -> None
     moved = sim.WorldConfig().with_board_pose(0.014, -0.014, math.radians(3.0))
     with sim.World(moved) as moved_world:
         from robot.arm import ArmConfig
-        from robot.drivers.sim import SimArm, sim_chain
+        from robot.arm.drivers.sim import SimArm, sim_chain
 
         board_now = register_board(moved_world.render_camera(), taught.board, camera=taught.camera)
 
@@ -88,7 +88,13 @@ def test_drops_restored_after_moving_the_board_2_cm_and_3_degrees(world) -> None
             return moved_world.render_camera()
 
         tester = ArmDropTester(
-            SimArm(moved_world), sim_chain(moved_world), ArmConfig(), taught.pick, list(taught.drops), board_now, settled_frame
+            SimArm(moved_world),
+            sim_chain(moved_world),
+            ArmConfig(),
+            taught.pick,
+            list(taught.drops),
+            board_now,
+            settled_frame,
         )
         drops, checks = follow_and_verify(taught, board_now, tester)
         landed = moved_world.board_state()[0]
@@ -96,7 +102,7 @@ def test_drops_restored_after_moving_the_board_2_cm_and_3_degrees(world) -> None
     last_check = {check.column: check for check in checks}
     assert all(check.is_right for check in last_check.values())
     assert (landed > 0).all(), "every column got its test disc"
-    errors_mm = [1000 * np.linalg.norm(np.subtract(a.xyz_m, b.xyz_m)) for a, b in zip(drops, true_drops)]
+    errors_mm = [1000 * np.linalg.norm(np.subtract(a.xyz_m, b.xyz_m)) for a, b in zip(drops, true_drops, strict=False)]
     assert max(errors_mm) < 3.0
 
 

@@ -12,11 +12,11 @@ import pytest
 
 from calibration import store
 from calibration.store import (
+    ArmPose,
     BoardCalibration,
     CalibrationError,
     CameraCalibration,
     ColourCalibration,
-    ArmPose,
     Setup,
 )
 
@@ -50,7 +50,9 @@ def assert_setups_close(a: Setup, b: Setup) -> None:
     np.testing.assert_allclose(a.board.corners_px, b.board.corners_px, atol=1e-3)
     np.testing.assert_allclose(a.board.tvec_m, b.board.tvec_m, atol=1e-6)
     np.testing.assert_allclose(a.board.rvec_rad, b.board.rvec_rad)
-    np.testing.assert_allclose([p.xyz_m + (p.yaw_rad,) for p in a.drops], [p.xyz_m + (p.yaw_rad,) for p in b.drops], atol=1e-5)
+    np.testing.assert_allclose(
+        [p.xyz_m + (p.yaw_rad,) for p in a.drops], [p.xyz_m + (p.yaw_rad,) for p in b.drops], atol=1e-5
+    )
     assert a.pick == b.pick
     assert dict(a.arm) == dict(b.arm)
 
@@ -120,14 +122,38 @@ def test_unwritable_value_keeps_the_old_file(tmp_path: Path) -> None:
         ("[colours]\nrobot = 'R'\n", "schema_version is missing"),
         ("schema_version = 0\n", "older c4robot"),
         ("schema_version = 99\n", "another c4robot"),
-        ("schema_version = 1\n[colours]\nrobot = 'R'\nperson = 'Y'\nrobot_bgr = [0, 0, 200]\n", "person_bgr is missing"),
-        ("schema_version = 1\n[colours]\nrobot = 'R'\nperson = 'R'\nrobot_bgr = [0,0,9]\nperson_bgr = [0,0,9]\n", "different"),
-        ("schema_version = 1\n[board]\nrows = 6\ncols = 7\ncolumn_pitch_mm = 34.7\nrow_pitch_mm = 31.8\ndisc_plane_depth_mm = 7.25\ncorners_px = [[1, 2], [3, 4]]\n", "four"),
-        ("schema_version = 1\n[board]\nrows = 6\ncols = 7\ncorners_px = [[1,2],[3,4],[5,6],[7,8]]\nrvec_rad = [0,0,0]\n", "tvec_mm"),
-        ("schema_version = 1\n[board]\nrows = 6\ncols = 7\ncorners_px = [[1,2],[3,4],[5,6],[7,8]]\n", "column_pitch_mm is missing"),
-        ("schema_version = 1\n[camera]\nimage_size_px = [640, 480]\ncamera_matrix = [[1, 0, 0], [0, 1, 0]]\n", "3 rows"),
-        ("schema_version = 1\n[[drops.column]]\ncolumn = 2\nx_mm = 1\ny_mm = 2\nz_mm = 3\nyaw_deg = 0\n", "columns 1..1"),
-        ("schema_version = 1\n[[drops.column]]\ncolumn = 1\nx_mm = 'a'\ny_mm = 2\nz_mm = 3\nyaw_deg = 0\n", "x_mm must be a number"),
+        (
+            "schema_version = 1\n[colours]\nrobot = 'R'\nperson = 'Y'\nrobot_bgr = [0, 0, 200]\n",
+            "person_bgr is missing",
+        ),
+        (
+            "schema_version = 1\n[colours]\nrobot = 'R'\nperson = 'R'\nrobot_bgr = [0,0,9]\nperson_bgr = [0,0,9]\n",
+            "different",
+        ),
+        (
+            "schema_version = 1\n[board]\nrows = 6\ncols = 7\ncolumn_pitch_mm = 34.7\nrow_pitch_mm = 31.8\ndisc_plane_depth_mm = 7.25\ncorners_px = [[1, 2], [3, 4]]\n",
+            "four",
+        ),
+        (
+            "schema_version = 1\n[board]\nrows = 6\ncols = 7\ncorners_px = [[1,2],[3,4],[5,6],[7,8]]\nrvec_rad = [0,0,0]\n",
+            "tvec_mm",
+        ),
+        (
+            "schema_version = 1\n[board]\nrows = 6\ncols = 7\ncorners_px = [[1,2],[3,4],[5,6],[7,8]]\n",
+            "column_pitch_mm is missing",
+        ),
+        (
+            "schema_version = 1\n[camera]\nimage_size_px = [640, 480]\ncamera_matrix = [[1, 0, 0], [0, 1, 0]]\n",
+            "3 rows",
+        ),
+        (
+            "schema_version = 1\n[[drops.column]]\ncolumn = 2\nx_mm = 1\ny_mm = 2\nz_mm = 3\nyaw_deg = 0\n",
+            "columns 1..1",
+        ),
+        (
+            "schema_version = 1\n[[drops.column]]\ncolumn = 1\nx_mm = 'a'\ny_mm = 2\nz_mm = 3\nyaw_deg = 0\n",
+            "x_mm must be a number",
+        ),
         ("schema_version = 1\n[extra]\n", "unknown sections"),
         ("schema_version = 1\n[pick]\nx_mm = 1\ny_mm = 2\nz_mm = 3\n", r"\[pick\] is incomplete: yaw_deg"),
     ],

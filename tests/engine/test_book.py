@@ -74,8 +74,14 @@ def test_perfect_move_matches_the_solver_on_the_standard_board() -> None:
 def test_resumes_from_its_work_file(tmp_path: Path) -> None:
     first = build_book(3, tmp_path / "work.npz", tmp_path / "a.npz", processes=1, **SMALL)
     progress: list[int] = []
-    build_book(DEPTH, tmp_path / "work.npz", tmp_path / "b.npz", processes=1,
-               on_progress=lambda done, known, rate: progress.append(done), **SMALL)
+    build_book(
+        DEPTH,
+        tmp_path / "work.npz",
+        tmp_path / "b.npz",
+        processes=1,
+        on_progress=lambda done, known, rate: progress.append(done),
+        **SMALL,
+    )
     assert progress[0] == len(first) + 1  # the first three plies were not solved again
 
 
@@ -92,8 +98,11 @@ def test_the_shipped_book_answers_every_reply_with_a_perfect_move() -> None:
     book = load_book()
     assert (book.width, book.height) == (7, 6) and book.depth >= 8
     assert book.move(Position.empty()).column == 3  # the centre: the first player's only winning move
-    deepest = [p for p in robot_positions(book)
-               if p.moves_played + 2 > book.depth and not p.is_winning_move(book.move(p).column)]
+    deepest = [
+        p
+        for p in robot_positions(book)
+        if p.moves_played + 2 > book.depth and not p.is_winning_move(book.move(p).column)
+    ]
     solver = Solver(64)
     for position in deepest[:: max(1, len(deepest) // 3)][:3]:
         move = book.move(position)

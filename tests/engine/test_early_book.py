@@ -60,8 +60,14 @@ def test_a_book_answer_from_the_early_book_keeps_the_outcome_but_is_not_proven_o
 def test_resumes_from_its_work_file(tmp_path: Path) -> None:
     build_early_book(2, tmp_path / "work.npz", tmp_path / "a.npz", processes=1, **SMALL)
     progress: list[int] = []
-    build_early_book(2, tmp_path / "work.npz", tmp_path / "b.npz", processes=1,
-                     on_progress=lambda done, total, rate: progress.append(done), **SMALL)
+    build_early_book(
+        2,
+        tmp_path / "work.npz",
+        tmp_path / "b.npz",
+        processes=1,
+        on_progress=lambda done, total, rate: progress.append(done),
+        **SMALL,
+    )
     assert progress == []  # every position of the deepest ply was solved before
     assert load_book(tmp_path / "a.npz").keys.tolist() == load_book(tmp_path / "b.npz").keys.tolist()
     with pytest.raises(ValueError, match="negative"):
@@ -74,7 +80,7 @@ def test_the_shipped_early_book_knows_the_first_plies_of_the_standard_game() -> 
     early = load_book(EARLY_BOOK_PATH)
     assert early.weak and (early.width, early.height) == (7, 6) and early.depth >= 4
     assert early.move(Position.empty()) == BookMove(3, 1)
-    for first, expected in zip("1234567", (1, 1, 0, None, 0, 1, 1)):
+    for first, expected in zip("1234567", (1, 1, 0, None, 0, 1, 1), strict=False):
         move = early.move(Position.from_moves(first))
         assert (move.score if move is not None else None) == expected, f"after a first disc in column {first}"
 

@@ -37,15 +37,22 @@ def test_the_top_levels_are_the_full_search_and_the_perfect_player() -> None:
 
 def test_level_1_misses_a_win_now_and_then_where_level_8_never_does() -> None:
     position = Position.from_moves("223344")  # the first player wins in column 1 or 5 (1-based)
-    taken = {level: sum(position.is_winning_move(search(position, Limit(time=None, depth=4), level=level,
-                                                         rng=random.Random(seed)).column) for seed in range(40))
-             for level in (1, 8)}
+    taken = {
+        level: sum(
+            position.is_winning_move(
+                search(position, Limit(time=None, depth=4), level=level, rng=random.Random(seed)).column
+            )
+            for seed in range(40)
+        )
+        for level in (1, 8)
+    }
     assert 20 <= taken[1] < 40  # mostly sensible, but real mistakes
     assert taken[8] == 40
 
 
 def test_level_1_misses_a_block_now_and_then() -> None:
     position = Position.from_moves("12121")  # the second player must stop three in column 1 (1-based)
-    blocks = sum(search(position, Limit(time=None, depth=4), level=1, rng=random.Random(seed)).column == 0
-                 for seed in range(40))
+    blocks = sum(
+        search(position, Limit(time=None, depth=4), level=1, rng=random.Random(seed)).column == 0 for seed in range(40)
+    )
     assert 20 <= blocks < 40

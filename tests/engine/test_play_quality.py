@@ -27,20 +27,36 @@ def test_judge_tells_a_move_that_keeps_the_win_from_one_that_throws_it_away() ->
 
 
 def test_each_game_record_says_where_the_robot_moved() -> None:
-    records = game_moves(1, Limit(time=0.05), use_book=True, think_s=0.0, ponder=False, solver=None,
-                         opponent_s=0.02)
+    records = game_moves(1, Limit(time=0.05), use_book=True, think_s=0.0, ponder=False, solver=None, opponent_s=0.02)
     assert len(records) >= 4
-    for record, after in zip(records, records[1:]):
+    for record, after in zip(records, records[1:], strict=False):
         position = Position.from_moves(record.moves)
         assert position.side_to_move == 1 and position.can_play(record.column)  # the robot is first in game 0
         assert after.moves.startswith(record.moves + str(record.column + 1))
         assert len(after.moves) == len(record.moves) + 2
 
 
-def test_bench_play_prints_a_row_per_source_and_no_lost_values(shared_dir: Path,
-                                                               capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["bench", "engine", "--play", "--sets", "L3_R1", "--lines", "2", "--games", "0", "--testsets",
-                 str(shared_dir / "engine" / "testsets")]) == 0
+def test_bench_play_prints_a_row_per_source_and_no_lost_values(
+    shared_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert (
+        main(
+            [
+                "bench",
+                "engine",
+                "--play",
+                "--sets",
+                "L3_R1",
+                "--lines",
+                "2",
+                "--games",
+                "0",
+                "--testsets",
+                str(shared_dir / "engine" / "testsets"),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     row = next(line.split() for line in out.splitlines() if line.startswith("set L3_R1"))
     assert row[2:6] == ["2", "2", "100.0", "100.0"]

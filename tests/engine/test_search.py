@@ -65,8 +65,11 @@ def test_proven_scores_match_the_solver(shared_dir) -> None:
         assert result.proven
         assert result.score == int(expected)
         child = position.play(result.column)
-        kept = (42 + 1 - position.moves_played) // 2 if child.winner() else (
-            0 if child.is_draw() else -solver.solve(child).score)
+        kept = (
+            (42 + 1 - position.moves_played) // 2
+            if child.winner()
+            else (0 if child.is_draw() else -solver.solve(child).score)
+        )
         assert kept == int(expected), f"{moves}: played {result.column + 1}, worth {kept}"
 
 
@@ -91,7 +94,9 @@ def test_bigger_boards_play_with_the_heuristic_search(size: tuple[int, int]) -> 
 
 def test_equal_moves_vary_with_the_rng() -> None:
     position = Position.empty()
-    columns = {search(position, Limit(time=None, depth=2), level=3, rng=random.Random(seed)).column for seed in range(12)}
+    columns = {
+        search(position, Limit(time=None, depth=2), level=3, rng=random.Random(seed)).column for seed in range(12)
+    }
     assert len(columns) > 1
 
 
@@ -119,7 +124,10 @@ def test_a_heuristic_move_proven_to_lose_is_replaced_by_the_next_best() -> None:
 def test_a_heuristic_move_not_proven_to_lose_stands() -> None:
     position = Position.from_moves("5554224333234511764415115")  # from L2_R1: quick to solve
     solver = Solver(16)
-    column = next(col for col in position.legal_moves()
-                  if not position.play(col).is_over() and solver.solve(position.play(col), weak=True).score <= 0)
+    column = next(
+        col
+        for col in position.legal_moves()
+        if not position.play(col).is_over() and solver.solve(position.play(col), weak=True).score <= 0
+    )
     answer = SearchResult(column, 0, False, 8, 1000, 0.0, (column,), tuple(0 for _ in range(position.width)))
     assert _unless_proven_lost(position, answer, Limit(time=0.5), time.perf_counter()) is answer

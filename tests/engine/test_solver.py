@@ -30,14 +30,14 @@ def brute_force_scorer(width: int, height: int, connect: int):
                 return True
         return False
 
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def score(grid: tuple[tuple[int, ...], ...], played: int) -> int:
         player = 1 + played % 2
         best = None
         for col in range(width):
             if len(grid[col]) == height:
                 continue
-            child = grid[:col] + (grid[col] + (player,),) + grid[col + 1:]
+            child = grid[:col] + (grid[col] + (player,),) + grid[col + 1 :]
             if wins(child, col, player):
                 return (cells + 1 - played) // 2
             value = -score(child, played + 1)
@@ -48,7 +48,7 @@ def brute_force_scorer(width: int, height: int, connect: int):
         grid: tuple[tuple[int, ...], ...] = tuple(() for _ in range(width))
         for played, char in enumerate(moves):
             col = int(char) - 1
-            grid = grid[:col] + (grid[col] + (1 + played % 2,),) + grid[col + 1:]
+            grid = grid[:col] + (grid[col] + (1 + played % 2,),) + grid[col + 1 :]
         return score(grid, len(moves))
 
     return score_of_moves
@@ -100,10 +100,14 @@ def test_solver_matches_brute_force(solver: Solver, size: tuple[int, int, int], 
         assert weak.score == (expected > 0) - (expected < 0), moves
         # A column the solver names is perfect: exactly the score in strong mode, the same outcome in weak.
         # A won or drawn game that is not decided at once always gets one.
-        decided_at_once = (any(position.is_winning_move(col) for col in position.legal_moves())
-                           or position.moves_played >= size[0] * size[1] - 2)
-        for result, same in ((strong, lambda value: value == expected),
-                             (weak, lambda value: (value > 0) - (value < 0) == weak.score)):
+        decided_at_once = (
+            any(position.is_winning_move(col) for col in position.legal_moves())
+            or position.moves_played >= size[0] * size[1] - 2
+        )
+        for result, same in (
+            (strong, lambda value, expected=expected: value == expected),
+            (weak, lambda value, weak=weak: (value > 0) - (value < 0) == weak.score),
+        ):
             if result.column is not None:
                 child = position.play(result.column)
                 assert same(0 if child.is_draw() else -brute(moves + str(result.column + 1))), moves
@@ -158,8 +162,9 @@ def read_set(shared_dir: Path, name: str) -> list[tuple[str, int]]:
     return [(moves, int(score)) for moves, score in (line.split() for line in lines if line.strip())]
 
 
-@pytest.mark.parametrize("name, sample", [("L3_R1", 60), ("L2_R1", 60), ("L2_R2", 25), ("L1_R1", 25),
-                                          ("L1_R2", 6), ("L1_R3", 1)])
+@pytest.mark.parametrize(
+    "name, sample", [("L3_R1", 60), ("L2_R1", 60), ("L2_R2", 25), ("L1_R1", 25), ("L1_R2", 6), ("L1_R3", 1)]
+)
 def test_sample_of_each_test_set(shared_dir: Path, name: str, sample: int) -> None:
     solver = Solver(table_size_mb=16)
     for moves, expected in read_set(shared_dir, name)[:sample]:
@@ -171,8 +176,11 @@ def test_sample_of_each_test_set(shared_dir: Path, name: str, sample: int) -> No
             after = position.play(strong.column)
             assert (-solver.solve(after).score if not after.is_over() else 0) == expected, moves
         else:
-            assert (expected < 0 or position.moves_played >= 40
-                    or any(position.is_winning_move(col) for col in position.legal_moves())), moves
+            assert (
+                expected < 0
+                or position.moves_played >= 40
+                or any(position.is_winning_move(col) for col in position.legal_moves())
+            ), moves
 
 
 @pytest.mark.slow

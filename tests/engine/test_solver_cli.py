@@ -13,8 +13,9 @@ from robot.cli import main
 LATE = "2252576253462244111563365343671351441"  # L3_R1 line 1, score -1; columns 1 to 5 are full
 
 
-def test_solve_answers_every_good_line_and_reports_the_bad_ones(monkeypatch: pytest.MonkeyPatch,
-                                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_solve_answers_every_good_line_and_reports_the_bad_ones(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     lines = f"{LATE}\n44a\n\n7422341735647741166133573473242566 1\n1212121\n"
     monkeypatch.setattr("sys.stdin", io.StringIO(lines))
     assert main(["solve"]) == 2
@@ -65,8 +66,21 @@ def test_analyze_bad_moves_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[
 
 
 def test_bench_engine_prints_a_row_per_set(shared_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["bench", "engine", "--lines", "3", "--sets", "L3_R1,L2_R1", "--testsets",
-                 str(shared_dir / "engine" / "testsets")]) == 0
+    assert (
+        main(
+            [
+                "bench",
+                "engine",
+                "--lines",
+                "3",
+                "--sets",
+                "L3_R1,L2_R1",
+                "--testsets",
+                str(shared_dir / "engine" / "testsets"),
+            ]
+        )
+        == 0
+    )
     rows = [line.split() for line in capsys.readouterr().out.splitlines() if line.startswith("L")]
     assert [(row[0], row[1], row[2]) for row in rows] == [("L3_R1", "3", "yes"), ("L2_R1", "3", "yes")]
     assert "0.0011" in " ".join(rows[0])  # the reference median beside ours

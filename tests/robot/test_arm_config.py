@@ -8,24 +8,37 @@ from pathlib import Path
 import pytest
 
 from robot.arm import ArmConfig
+from robot.arm.drivers import serial_arm
+from robot.arm.drivers.gcode import GcodeArm
+from robot.arm.drivers.joint_serial import JointSerialArm
+from robot.arm.kinematics import KinematicChain
 from robot.cli import main
-from robot.drivers import serial_arm
-from robot.drivers.gcode import GcodeArm
-from robot.drivers.joint_serial import JointSerialArm
-from robot.kinematics import KinematicChain
 
 C4ARM = Path(__file__).resolve().parents[2] / "sim" / "assets" / "c4arm.urdf"
 
 
 def test_arm_table_in_mm_and_degrees() -> None:
-    config = ArmConfig.from_dict({"velocity_deg_s": 60, "acceleration_deg_s2": 200, "clearance_mm": 25,
-                                  "home_deg": [0, 10, 20, -30, 0], "port": "/dev/ttyACM0", "protocol": "gcode",
-                                  "gcode_dialect": "grbl", "retries": 5})
+    config = ArmConfig.from_dict(
+        {
+            "velocity_deg_s": 60,
+            "acceleration_deg_s2": 200,
+            "clearance_mm": 25,
+            "home_deg": [0, 10, 20, -30, 0],
+            "port": "/dev/ttyACM0",
+            "protocol": "gcode",
+            "gcode_dialect": "grbl",
+            "retries": 5,
+        }
+    )
     assert config.velocity_rad_s == pytest.approx(math.radians(60))
     assert config.clearance_m == pytest.approx(0.025)
     assert config.home_rad[2] == pytest.approx(math.radians(20))
     assert (config.serial.port, config.serial.protocol, config.serial.gcode_dialect, config.serial.retries) == (
-        "/dev/ttyACM0", "gcode", "grbl", 5)
+        "/dev/ttyACM0",
+        "gcode",
+        "grbl",
+        5,
+    )
 
 
 def test_arm_table_errors_name_the_setting() -> None:

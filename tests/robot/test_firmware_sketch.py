@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from robot.drivers import joint_wire as wire
-from robot.drivers.joint_wire import Command
+from robot.arm.drivers import joint_wire as wire
+from robot.arm.drivers.joint_wire import Command
 
-SKETCH = Path(__file__).resolve().parents[2] / "robot" / "firmware" / "c4arm_joint" / "c4arm_joint.ino"
+SKETCH = Path(__file__).resolve().parents[2] / "robot" / "arm" / "firmware" / "c4arm_joint" / "c4arm_joint.ino"
 
 # Just enough of the Arduino core for the sketch: Serial reads a script of "<ms> <line>" from stdin and
 # delivers each line at its time; millis() advances one millisecond per loop().
@@ -83,8 +83,24 @@ def firmware_binary(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (folder / "main.cpp").write_text(MAIN_CPP)
     shutil.copy(SKETCH, folder / "c4arm_joint.ino")
     binary = folder / "c4arm_joint"
-    subprocess.run([compiler, "-std=c++17", "-Wall", "-Werror", "-Wno-unused-variable", "-O1", "-I", str(folder),
-                    "-o", str(binary), str(folder / "main.cpp")], check=True, capture_output=True, text=True)
+    subprocess.run(
+        [
+            compiler,
+            "-std=c++17",
+            "-Wall",
+            "-Werror",
+            "-Wno-unused-variable",
+            "-O1",
+            "-I",
+            str(folder),
+            "-o",
+            str(binary),
+            str(folder / "main.cpp"),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     return binary
 
 

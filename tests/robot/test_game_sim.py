@@ -9,13 +9,22 @@ from pathlib import Path
 import pytest
 
 from robot.cli import main
-from robot.commands.game_commands import play_sim_game
-from robot.game import GameLog
+from robot.cli.game_commands import play_sim_game
+from robot.game.log import GameLog
 
 
 def _args(**overrides) -> argparse.Namespace:
-    values = dict(seed=3, gui=False, opponent="random", robot_first=False, level=10, time_ms=300, record=None,
-                  config=None, resume=False)
+    values = {
+        "seed": 3,
+        "gui": False,
+        "opponent": "random",
+        "robot_first": False,
+        "level": 10,
+        "time_ms": 300,
+        "record": None,
+        "config": None,
+        "resume": False,
+    }
     values.update(overrides)
     return argparse.Namespace(**values)
 
@@ -31,7 +40,7 @@ def test_play_sim_prints_a_json_summary(tmp_path: Path, capsys: pytest.CaptureFi
         assert turn["landed"] == turn["column"]
         assert set(turn) == {"column", "landed", "vision_s", "engine_s", "arm_s"}
     moves = summary["moves"]
-    robot_columns = [int(c) for c in moves[0 if summary["robot_first"] else 1::2]]
+    robot_columns = [int(c) for c in moves[0 if summary["robot_first"] else 1 :: 2]]
     assert robot_columns == [turn["column"] for turn in summary["turns"]]
     assert GameLog.load(tmp_path / "log.json").move_string == moves
 
@@ -103,8 +112,8 @@ class _BlockedForAWhile:
 
 
 def _sim_game(tmp_path: Path, told: list[str], **settings):
-    from robot.game import GameSettings
-    from robot.sim_game import SimGame
+    from robot.game.loop import GameSettings
+    from robot.game.sim_table import SimGame
 
     game_setup = SimGame(seed=4, gui=False, opponent="random", robot_first=False, tell=told.append)
     game = game_setup.game(GameSettings(time_budget_s=0.2, look_timeout_s=0.5, **settings), tmp_path / "g.json", None)

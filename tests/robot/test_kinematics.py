@@ -9,7 +9,7 @@ import pybullet
 import pybullet_data
 import pytest
 
-from robot.kinematics import KinematicChain, UnreachableError, UrdfError, rotation_vector
+from robot.arm.kinematics import KinematicChain, UnreachableError, UrdfError, rotation_vector
 
 DATA = Path(pybullet_data.getDataPath())
 ARMS = [("kuka_iiwa/model.urdf", "lbr_iiwa_link_7"), ("franka_panda/panda.urdf", "panda_grasptarget")]
@@ -29,9 +29,11 @@ def _bullet_link_pose(client: int, body: int, link_name: str, chain: KinematicCh
         info = pybullet.getJointInfo(body, index, physicsClientId=client)
         index_of[info[1].decode()] = index
         index_of["link:" + info[12].decode()] = index
-    for name, value in zip(chain.names, q):
+    for name, value in zip(chain.names, q, strict=False):
         pybullet.resetJointState(body, index_of[name], value, physicsClientId=client)
-    state = pybullet.getLinkState(body, index_of["link:" + link_name], computeForwardKinematics=True, physicsClientId=client)
+    state = pybullet.getLinkState(
+        body, index_of["link:" + link_name], computeForwardKinematics=True, physicsClientId=client
+    )
     pose = np.eye(4)
     pose[:3, :3] = np.array(pybullet.getMatrixFromQuaternion(state[5])).reshape(3, 3)
     pose[:3, 3] = state[4]

@@ -6,9 +6,9 @@ import numpy as np
 import pybullet
 import pytest
 
-from robot.drivers.sim import SimArm, sim_planner
-from robot.kinematics import UnreachableError
-from robot.planner import ToolPose, play_column
+from robot.arm.drivers.sim import SimArm, sim_planner
+from robot.arm.kinematics import UnreachableError
+from robot.arm.planner import ToolPose, play_column
 from sim import World
 
 SAMPLE_S = 0.004
@@ -64,7 +64,9 @@ def test_turns_respect_limits_and_keep_clear_of_the_board(world: World) -> None:
                 world.set_arm_joints(position)
                 assert not _touches_board(world, world.arm.body, 0.002), f"arm touches the board during {step.label}"
                 if world.held_disc is not None:
-                    assert not _touches_board(world, world.held_disc, 0.001), f"held disc touches the board during {step.label}"
+                    assert not _touches_board(world, world.held_disc, 0.001), (
+                        f"held disc touches the board during {step.label}"
+                    )
 
 
 def test_inverse_kinematics_under_half_a_millimetre_over_the_board(world: World) -> None:

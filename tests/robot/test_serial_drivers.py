@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 from robot.arm import ArmConfig, SerialConfig
-from robot.drivers.gcode import GcodeArm
-from robot.drivers.joint_serial import ArmResetError, JointSerialArm
-from robot.drivers.serial_link import PortLostError
-from robot.drivers.sim import sim_planner
-from robot.planner import play_column
-from robot.trajectory import JointTrajectory
+from robot.arm.drivers.gcode import GcodeArm
+from robot.arm.drivers.joint_serial import ArmResetError, JointSerialArm
+from robot.arm.drivers.serial_link import PortLostError
+from robot.arm.drivers.sim import sim_planner
+from robot.arm.planner import play_column
+from robot.arm.trajectory import JointTrajectory
 from sim import World
 from sim.virtual_firmware import Faults, VirtualFirmware
 
@@ -35,7 +35,13 @@ def planner(world: World):
 
 
 def _config(port: str, **serial) -> ArmConfig:
-    settings = dict(port=port, reply_timeout_s=0.25, handshake_timeout_s=1.0, retries=3, reconnect_attempts=4)
+    settings = {
+        "port": port,
+        "reply_timeout_s": 0.25,
+        "handshake_timeout_s": 1.0,
+        "retries": 3,
+        "reconnect_attempts": 4,
+    }
     settings.update(serial)
     return ArmConfig(serial=SerialConfig(**settings))
 
@@ -105,6 +111,7 @@ def test_port_that_vanishes_for_good_names_the_port(world: World, planner) -> No
 def test_ctrl_c_during_a_move_stops_the_arm(world: World, planner, monkeypatch: pytest.MonkeyPatch) -> None:
     with VirtualFirmware(world, "joint", time_scale=1.0) as firmware:
         with JointSerialArm(_config(firmware.port)) as arm:
+
             def interrupted(timeout_s: float) -> None:
                 raise KeyboardInterrupt
 
@@ -133,7 +140,9 @@ def test_missing_busy_silent_and_garbage_ports_are_clear_errors(world: World, tm
             JointSerialArm(_config(firmware.port, handshake_timeout_s=0.6)).connect()
     with VirtualFirmware(world, "gcode", faults=Faults(silent=True)) as firmware:
         with pytest.raises(TimeoutError, match="silent"):
-            GcodeArm(_config(firmware.port, protocol="gcode", handshake_timeout_s=0.6), sim_planner(world).chain).connect()
+            GcodeArm(
+                _config(firmware.port, protocol="gcode", handshake_timeout_s=0.6), sim_planner(world).chain
+            ).connect()
 
 
 @pytest.mark.parametrize("dialect", ["uarm", "grbl"])
@@ -149,7 +158,9 @@ def test_gcode_arm_plays_a_column(world: World, planner, dialect: str) -> None:
 
 
 def test_grbl_arm_does_not_guess_after_a_lost_answer(world: World, planner) -> None:
-    with VirtualFirmware(world, "gcode", "grbl", faults=Faults(drop_replies=frozenset({3})), time_scale=TIME_SCALE) as firmware:
+    with VirtualFirmware(
+        world, "gcode", "grbl", faults=Faults(drop_replies=frozenset({3})), time_scale=TIME_SCALE
+    ) as firmware:
         with GcodeArm(_config(firmware.port, protocol="gcode", gcode_dialect="grbl"), planner.chain) as arm:
             with pytest.raises(TimeoutError, match="did not acknowledge"):
                 arm.follow(JointTrajectory.through([planner.home_q, planner.home_q + 0.1], planner.limits))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from robot.trajectory import JointTrajectory, MotionLimits, plan_segment
+from robot.arm.trajectory import JointTrajectory, MotionLimits, plan_segment
 
 LIMITS = MotionLimits((1.5, 1.0, 2.0, 3.0), (4.0, 2.0, 6.0, 9.0))
 

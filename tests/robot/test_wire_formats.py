@@ -7,14 +7,19 @@ import math
 import numpy as np
 import pytest
 
-from robot.drivers import gcode_wire, joint_wire
-from robot.drivers.joint_wire import Command, Reply, WireError
+from robot.arm.drivers import gcode_wire, joint_wire
+from robot.arm.drivers.joint_wire import Command, Reply, WireError
 
 
 def test_joint_command_round_trip_and_checksum() -> None:
     command = Command(42, "MOVE", joint_wire.move_args(0.05, np.radians([10.0, -20.5, 0.01, 179.99, -3.1])))
     raw = joint_wire.encode_command(command)
-    assert raw == b"42 MOVE 50 1000 -2050 1 17999 -310*" + joint_wire.checksum("42 MOVE 50 1000 -2050 1 17999 -310").encode() + b"\n"
+    assert (
+        raw
+        == b"42 MOVE 50 1000 -2050 1 17999 -310*"
+        + joint_wire.checksum("42 MOVE 50 1000 -2050 1 17999 -310").encode()
+        + b"\n"
+    )
     assert joint_wire.decode_command(raw) == command
 
 
@@ -26,7 +31,9 @@ def test_joint_reply_round_trip() -> None:
     np.testing.assert_allclose(status.q_rad, [math.radians(45), math.radians(-90)])
 
 
-@pytest.mark.parametrize("raw", [b"7 OK 16*00\n", b"7 OK 16\n", b"7 \xffK 16*2A\n", b"OK*" + joint_wire.checksum("OK").encode()])
+@pytest.mark.parametrize(
+    "raw", [b"7 OK 16*00\n", b"7 OK 16\n", b"7 \xffK 16*2A\n", b"OK*" + joint_wire.checksum("OK").encode()]
+)
 def test_joint_decoder_rejects_garbled_lines(raw: bytes) -> None:
     with pytest.raises(WireError):
         joint_wire.decode_reply(raw)
@@ -36,7 +43,7 @@ def test_every_single_bit_flip_is_caught() -> None:
     raw = joint_wire.encode_reply(Reply(12, True, ("3",)))
     for index in range(len(raw) - 1):
         for bit in range(7):
-            flipped = raw[:index] + bytes([raw[index] ^ (1 << bit)]) + raw[index + 1:]
+            flipped = raw[:index] + bytes([raw[index] ^ (1 << bit)]) + raw[index + 1 :]
             try:
                 decoded = joint_wire.decode_reply(flipped)
             except WireError:
@@ -59,9 +66,14 @@ def test_hello_parsing() -> None:
 
 
 def test_uarm_lines() -> None:
-    assert gcode_wire.with_seq(5, gcode_wire.format_move(200, -10.5, 80, 6000, "uarm")) == "#5 G0 X200.00 Y-10.50 Z80.00 F6000"
+    assert (
+        gcode_wire.with_seq(5, gcode_wire.format_move(200, -10.5, 80, 6000, "uarm"))
+        == "#5 G0 X200.00 Y-10.50 Z80.00 F6000"
+    )
     assert gcode_wire.format_suction(True, "uarm") == "M2231 V1"
-    assert gcode_wire.parse_uarm_reply("$5 ok X1.00 Y2.00 Z3.00") == gcode_wire.UarmReply(5, True, ("X1.00", "Y2.00", "Z3.00"))
+    assert gcode_wire.parse_uarm_reply("$5 ok X1.00 Y2.00 Z3.00") == gcode_wire.UarmReply(
+        5, True, ("X1.00", "Y2.00", "Z3.00")
+    )
     assert gcode_wire.parse_uarm_reply("$6 E22") == gcode_wire.UarmReply(6, False, (), "E22")
     assert gcode_wire.parse_uarm_reply("@1") is None
     assert gcode_wire.parse_position(("X1.00", "Y2.00", "Z3.00")) == (1.0, 2.0, 3.0)

@@ -30,7 +30,9 @@ def joints_for(world: World, tool_xyz: np.ndarray, tool_yaw: float) -> list[floa
     cos_bend = (reach**2 + rise**2 - UPPER_ARM_M**2 - FOREARM_M**2) / (2 * UPPER_ARM_M * FOREARM_M)
     assert abs(cos_bend) <= 1, f"tool target {tool_xyz} out of reach"
     bend = -math.acos(cos_bend)
-    upper_from_horizontal = math.atan2(rise, reach) - math.atan2(FOREARM_M * math.sin(bend), UPPER_ARM_M + FOREARM_M * math.cos(bend))
+    upper_from_horizontal = math.atan2(rise, reach) - math.atan2(
+        FOREARM_M * math.sin(bend), UPPER_ARM_M + FOREARM_M * math.cos(bend)
+    )
     shoulder = math.pi / 2 - upper_from_horizontal
     elbow = -bend - math.pi / 2
     world_base_yaw = p.getEulerFromQuaternion(base_quat)[2]
@@ -50,7 +52,11 @@ def move_to(world: World, xyz: np.ndarray, yaw: float) -> None:
 def test_the_arm_has_five_joints_with_hobby_speeds() -> None:
     with World() as world:
         limits = world.arm_joint_limits()
-        assert [limit.name for limit in limits] == world.arm_joint_names() == ["base_yaw", "shoulder", "elbow", "wrist_pitch", "wrist_yaw"]
+        assert (
+            [limit.name for limit in limits]
+            == world.arm_joint_names()
+            == ["base_yaw", "shoulder", "elbow", "wrist_pitch", "wrist_yaw"]
+        )
         assert all(0.5 <= limit.velocity_rad_s <= 4.0 and limit.lower_rad < limit.upper_rad for limit in limits)
         assert world.arm_urdf_path.name == "c4arm.urdf"
 
@@ -77,7 +83,9 @@ def test_pick_carry_and_release_lands_the_disc_in_the_column() -> None:
             entry_xyz, entry_yaw = world.slot_entry_pose(column)
             move_to(world, entry_xyz + np.array([0.0, 0.0, 0.05]), entry_yaw)
             waiting = [b for b in world.disc_ids() if np.allclose(world.disc_pose(b)[0], pick_xyz, atol=1e-6)]
-            assert len(waiting) == 1 and world.disc_player(waiting[0]) == 2, "the dispenser is refilled once the disc left"
+            assert len(waiting) == 1 and world.disc_player(waiting[0]) == 2, (
+                "the dispenser is refilled once the disc left"
+            )
             np.testing.assert_allclose(world.disc_pose(disc)[0], world.tool_pose()[0], atol=1e-9)
             move_to(world, entry_xyz, entry_yaw)
             world.step(0.2)
@@ -103,6 +111,8 @@ def test_a_pybullet_data_arm_can_replace_the_desktop_arm(name: str, joints: int)
     with World(WorldConfig(arm=ArmMount.pybullet_arm(name))) as world:
         assert len(world.arm_joint_names()) == joints
         start_xyz, _ = world.tool_pose()
-        world.set_arm_joints([0.3 * (limit.lower_rad + limit.upper_rad) / 2 + 0.2 for limit in world.arm_joint_limits()])
+        world.set_arm_joints(
+            [0.3 * (limit.lower_rad + limit.upper_rad) / 2 + 0.2 for limit in world.arm_joint_limits()]
+        )
         world.step(0.1)
         assert np.linalg.norm(world.tool_pose()[0] - start_xyz) > 0.01

@@ -15,7 +15,7 @@ NO_ARM = WorldConfig(arm=None)
 
 def colour_at(frame: np.ndarray, xy: np.ndarray, radius_px: int = 3) -> np.ndarray:
     x, y = int(round(xy[0])), int(round(xy[1]))
-    return frame[y - radius_px:y + radius_px + 1, x - radius_px:x + radius_px + 1].reshape(-1, 3).mean(axis=0)
+    return frame[y - radius_px : y + radius_px + 1, x - radius_px : x + radius_px + 1].reshape(-1, 3).mean(axis=0)
 
 
 def classify(bgr: np.ndarray) -> int:
@@ -32,7 +32,9 @@ def read_frame(world: World) -> np.ndarray:
     frame = world.render_camera()
     centres = world.hole_centres_px()
     rows, cols = centres.shape[:2]
-    return np.array([[classify(colour_at(frame, centres[r, c])) for c in range(cols)] for r in range(rows)], dtype=np.int8)
+    return np.array(
+        [[classify(colour_at(frame, centres[r, c])) for c in range(cols)] for r in range(rows)], dtype=np.int8
+    )
 
 
 def test_frame_shows_the_discs_where_the_world_has_them() -> None:
@@ -61,7 +63,9 @@ def test_pinhole_model_matches_the_rendered_image() -> None:
     points = np.array([(0.05, -0.1, 0.15), (-0.15, -0.2, 0.3), (0.12, -0.05, 0.04)])
     with World(NO_ARM) as world:
         for point in points:
-            marker = p.createVisualShape(p.GEOM_SPHERE, radius=0.003, rgbaColor=(0, 1, 0, 1), physicsClientId=world.client)
+            marker = p.createVisualShape(
+                p.GEOM_SPHERE, radius=0.003, rgbaColor=(0, 1, 0, 1), physicsClientId=world.client
+            )
             p.createMultiBody(0.0, -1, marker, list(point), physicsClientId=world.client)
         frame = world.render_camera().astype(int)
         green = frame[:, :, 1] - np.maximum(frame[:, :, 0], frame[:, :, 2]) > 40
@@ -72,7 +76,9 @@ def test_pinhole_model_matches_the_rendered_image() -> None:
 
 
 def test_camera_settings_change_the_frame_and_noise_repeats_with_the_seed() -> None:
-    noisy = dataclasses.replace(NO_ARM.camera, noise_sigma=4.0, colour_temperature_k=3000.0, width_px=160, height_px=120)
+    noisy = dataclasses.replace(
+        NO_ARM.camera, noise_sigma=4.0, colour_temperature_k=3000.0, width_px=160, height_px=120
+    )
     config = dataclasses.replace(NO_ARM, camera=noisy)
     with World(config, seed=9) as first, World(config, seed=9) as again:
         frame, same = first.render_camera(), again.render_camera()

@@ -48,8 +48,11 @@ def test_a_full_column_holds_six_discs_and_the_board_can_be_emptied() -> None:
 
 def test_offset_and_tilted_drops_still_land_right() -> None:
     with World(NO_ARM, seed=1) as world:
-        for column, offset, tilt, yaw in [(0, (-0.004, 0.002), 0.09, 0.05), (6, (0.004, -0.002), -0.09, -0.05),
-                                          (3, (0.004, 0.002), 0.09, -0.05)]:
+        for column, offset, tilt, yaw in [
+            (0, (-0.004, 0.002), 0.09, 0.05),
+            (6, (0.004, -0.002), -0.09, -0.05),
+            (3, (0.004, 0.002), 0.09, -0.05),
+        ]:
             body = world.drop_disc(column, 1, offset, tilt, yaw)
             assert world.wait_until_settled(3.0)
             assert world.disc_cell(body) == (0, column)

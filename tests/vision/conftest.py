@@ -59,11 +59,18 @@ def _front_view(grid: np.ndarray, scene: Scene, rng: np.random.Generator) -> tup
         x = rng.integers(0, width)
         y = rng.choice([rng.integers(0, margin // 2), rng.integers(height - margin, height)])
         colour = rng.integers(40, 230, size=3).astype(np.float64) * np.array([1.0, 0.8, 0.7])
-        cv2.rectangle(room, (int(x), int(y)), (int(x + rng.integers(20, 90)), int(y + rng.integers(10, 30))), colour.tolist(), -1)
+        cv2.rectangle(
+            room, (int(x), int(y)), (int(x + rng.integers(20, 90)), int(y + rng.integers(10, 30))), colour.tolist(), -1
+        )
     canvas = room.copy()
     board_left, board_top = margin - PITCH_PX // 4, margin - PITCH_PX // 4
-    cv2.rectangle(canvas, (board_left, board_top), (board_left + cols * PITCH_PX + PITCH_PX // 2,
-                  board_top + rows * PITCH_PX + PITCH_PX // 2), scene.face_bgr, -1)
+    cv2.rectangle(
+        canvas,
+        (board_left, board_top),
+        (board_left + cols * PITCH_PX + PITCH_PX // 2, board_top + rows * PITCH_PX + PITCH_PX // 2),
+        scene.face_bgr,
+        -1,
+    )
     radius = int(HOLE_RADIUS * PITCH_PX)
     centres = np.zeros((rows, cols, 2))
     for row_top in range(rows):
@@ -76,7 +83,9 @@ def _front_view(grid: np.ndarray, scene: Scene, rng: np.random.Generator) -> tup
             canvas[hole > 0] = room[hole > 0]
             opening = hole
             if scene.wall_parallax:
-                board_centre = np.array([margin + (cols - 1) * PITCH_PX / 2, margin + (rows - 1) * PITCH_PX / 2]) + PITCH_PX // 4
+                board_centre = (
+                    np.array([margin + (cols - 1) * PITCH_PX / 2, margin + (rows - 1) * PITCH_PX / 2]) + PITCH_PX // 4
+                )
                 shift = -scene.wall_parallax * (np.array([cx, cy]) - board_centre)
                 opening = np.zeros_like(hole)
                 cv2.circle(opening, (int(round(cx + shift[0])), int(round(cy + shift[1]))), radius, 255, -1)
@@ -115,12 +124,19 @@ def render_board(grid: np.ndarray, scene: Scene = Scene()) -> tuple[np.ndarray, 
     w, h = width * scale, height * scale
     x0, y0 = (frame_w - w) / 2, (frame_h - h) / 2
     squeeze = scene.tilt * h
-    target = np.float32([[x0 + squeeze * 0.3, y0 + squeeze], [x0 + w - squeeze * 0.3, y0 - squeeze * 0.2],
-                         [x0 + w, y0 + h + squeeze * 0.2], [x0, y0 + h - squeeze * 0.5]])
+    target = np.float32(
+        [
+            [x0 + squeeze * 0.3, y0 + squeeze],
+            [x0 + w - squeeze * 0.3, y0 - squeeze * 0.2],
+            [x0 + w, y0 + h + squeeze * 0.2],
+            [x0, y0 + h - squeeze * 0.5],
+        ]
+    )
     homography = cv2.getPerspectiveTransform(source, target)
     table = np.full((frame_h, frame_w, 3), (90, 120, 150), np.uint8)
-    frame = cv2.warpPerspective(np.clip(front, 0, 255).astype(np.uint8), homography, FRAME_SIZE_PX, dst=table,
-                                borderMode=cv2.BORDER_TRANSPARENT).astype(np.float64)
+    frame = cv2.warpPerspective(
+        np.clip(front, 0, 255).astype(np.uint8), homography, FRAME_SIZE_PX, dst=table, borderMode=cv2.BORDER_TRANSPARENT
+    ).astype(np.float64)
     if scene.light_gradient:
         frame *= np.linspace(1 - scene.light_gradient, 1 + scene.light_gradient, frame_w)[None, :, None]
     if scene.blur_px:

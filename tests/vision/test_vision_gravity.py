@@ -12,8 +12,11 @@ from vision.gravity import best_legal_grid, count_problem, gravity_problems
 
 def brute_force(score_1: np.ndarray, score_2: np.ndarray, imbalance_cost: float) -> float:
     rows, cols = score_1.shape
-    fills = [np.array(list(combo) + [0] * (rows - height))
-             for height in range(rows + 1) for combo in itertools.product([1, 2], repeat=height)]
+    fills = [
+        np.array(list(combo) + [0] * (rows - height))
+        for height in range(rows + 1)
+        for combo in itertools.product([1, 2], repeat=height)
+    ]
     best = -np.inf
     for columns in itertools.product(fills, repeat=cols):
         grid = np.stack(columns, axis=1)

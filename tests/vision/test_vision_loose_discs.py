@@ -23,8 +23,17 @@ def _empty_cells_low_down(grid: np.ndarray, rows: int = 3) -> tuple[tuple[int, i
 @pytest.mark.parametrize("seed", range(4))
 def test_a_loose_disc_covering_three_quarters_of_a_hole_is_an_empty_cell(seed: int, drop: float) -> None:
     grid = random_game_grid(11 + seed, seed=seed)
-    scene = Scene(loose_discs_behind=_empty_cells_low_down(grid), loose_disc_drop=drop, loose_disc_radius=1.0,
-                  loose_disc_shade=0.82, wall_parallax=0.02, tilt=0.05, noise_sigma=3.0, blur_px=1, seed=seed)
+    scene = Scene(
+        loose_discs_behind=_empty_cells_low_down(grid),
+        loose_disc_drop=drop,
+        loose_disc_radius=1.0,
+        loose_disc_shade=0.82,
+        wall_parallax=0.02,
+        tilt=0.05,
+        noise_sigma=3.0,
+        blur_px=1,
+        seed=seed,
+    )
     image, corners = render_board(grid, scene)
     for reading in (vision.read(image, corners=corners), vision.read(image)):
         read = reading.grid if reading.colour_names[0] == "R" else np.where(reading.grid == 0, 0, 3 - reading.grid)
@@ -37,8 +46,17 @@ def test_discs_shaded_on_one_side_are_discs_and_loose_discs_darker_all_over_are_
     left edge; a loose disc behind is 0.82 of it all over. Brightness alone cannot tell them apart; how the
     light falls across the hole can."""
     grid = random_game_grid(11 + seed, seed=seed)
-    scene = Scene(disc_shadow=0.6, loose_discs_behind=_empty_cells_low_down(grid), loose_disc_drop=0.4,
-                  loose_disc_radius=1.0, loose_disc_shade=0.82, tilt=0.05, noise_sigma=3.0, blur_px=1, seed=seed)
+    scene = Scene(
+        disc_shadow=0.6,
+        loose_discs_behind=_empty_cells_low_down(grid),
+        loose_disc_drop=0.4,
+        loose_disc_radius=1.0,
+        loose_disc_shade=0.82,
+        tilt=0.05,
+        noise_sigma=3.0,
+        blur_px=1,
+        seed=seed,
+    )
     image, corners = render_board(grid, scene)
     for reading in (vision.read(image, corners=corners), vision.read(image)):
         read = reading.grid if reading.colour_names[0] == "R" else np.where(reading.grid == 0, 0, 3 - reading.grid)
@@ -50,8 +68,17 @@ def test_corners_a_little_off_the_holes_neither_dent_discs_nor_fill_holes(offset
     """Calibrated corners 0.06 pitch off (a camera nudged since): every disc is off-centre in its sampled hole,
     so its reach is measured round the hole's own rim, not round where the hole was expected."""
     grid = random_game_grid(15, seed=5)
-    scene = Scene(loose_discs_behind=_empty_cells_low_down(grid), loose_disc_drop=0.4, loose_disc_radius=1.0,
-                  loose_disc_shade=0.82, wall_parallax=0.02, tilt=0.05, noise_sigma=3.0, blur_px=1, seed=5)
+    scene = Scene(
+        loose_discs_behind=_empty_cells_low_down(grid),
+        loose_disc_drop=0.4,
+        loose_disc_radius=1.0,
+        loose_disc_shade=0.82,
+        wall_parallax=0.02,
+        tilt=0.05,
+        noise_sigma=3.0,
+        blur_px=1,
+        seed=5,
+    )
     image, corners = render_board(grid, scene)
     pitch_px = np.linalg.norm(corners[1] - corners[0]) / (grid.shape[1] - 1)
     reading = vision.read(image, corners=corners + 0.06 * pitch_px * np.array(offset))

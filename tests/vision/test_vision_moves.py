@@ -11,8 +11,11 @@ from vision import MoveKind, Stabiliser, detect_move
 
 def reading_of(grid: np.ndarray, confidence: float = 0.99, found: bool = True) -> vision.BoardReading:
     return vision.BoardReading(
-        grid=np.asarray(grid, dtype=np.int8), colour_names=("R", "Y"),
-        confidence=np.full(np.shape(grid), confidence), corners=np.zeros((4, 2)) if found else None, elapsed_s=0.0,
+        grid=np.asarray(grid, dtype=np.int8),
+        colour_names=("R", "Y"),
+        confidence=np.full(np.shape(grid), confidence),
+        corners=np.zeros((4, 2)) if found else None,
+        elapsed_s=0.0,
     )
 
 

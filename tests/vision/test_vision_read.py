@@ -16,7 +16,8 @@ HARD_SCENES = {
     "yellowish wall behind the holes": Scene(background_bgr=((90, 190, 210), (80, 170, 190)), seed=5),
     "shaded hole walls cut the view through empty holes": Scene(wall_parallax=0.05, tilt=0.05, seed=6),
     "wood of nearly the yellow discs' colour behind the holes": Scene(
-        background_bgr=((60, 185, 225), (51, 157, 191)), tilt=0.04, noise_sigma=3.0, blur_px=1, seed=7),
+        background_bgr=((60, 185, 225), (51, 157, 191)), tilt=0.04, noise_sigma=3.0, blur_px=1, seed=7
+    ),
 }
 
 
@@ -80,7 +81,7 @@ def test_calibrated_colours_fix_the_values() -> None:
 def test_other_board_shapes() -> None:
     grid = random_game_grid(20, seed=5, shape=(7, 9))
     image, corners = render_board(grid)
-    assert (vision.read(image, shape=(7, 9), corners=corners).grid.shape == (7, 9))
+    assert vision.read(image, shape=(7, 9), corners=corners).grid.shape == (7, 9)
     assert (letters(vision.read(image, shape=(7, 9))) == expected_letters(grid)).all()
 
 
@@ -135,8 +136,15 @@ def test_dim_discs_in_front_of_a_dark_backdrop(seed: int) -> None:
     """The dark room seen through the empty holes is the face's colour in shadow, so the face mask takes it in
     and only the discs show as holes: the window of holes must still sit on the board, not a row off it."""
     grid = grid_from_rows(HAND_SET_ROWS, "PG")
-    scene = Scene(face_bgr=(207, 140, 99), disc_bgr=(DIM_PINK_BGR, DIM_GREEN_BGR),
-                  background_bgr=((83, 62, 52), (60, 50, 45)), tilt=0.05, noise_sigma=4.0, blur_px=1, seed=seed)
+    scene = Scene(
+        face_bgr=(207, 140, 99),
+        disc_bgr=(DIM_PINK_BGR, DIM_GREEN_BGR),
+        background_bgr=((83, 62, 52), (60, 50, 45)),
+        tilt=0.05,
+        noise_sigma=4.0,
+        blur_px=1,
+        seed=seed,
+    )
     image, corners = render_board(grid, scene)
     assert (vision.read(image, corners=corners).grid == grid).all()
     found = vision.read(image)
@@ -153,8 +161,14 @@ def test_wood_of_nearly_the_yellow_discs_colour_splits_from_them(seed: int, move
     and only split in two does it give the yellow discs a colour of their own, also when a light gradient across
     the frame spreads both along their shades (9, 8 and 3 of 24 renders read wrong before)."""
     grid = random_game_grid(moves, seed=seed)
-    scene = Scene(background_bgr=((60, 185, 225), (51, 157, 191)), tilt=0.04, light_gradient=light_gradient,
-                  noise_sigma=3.0, blur_px=1, seed=seed)
+    scene = Scene(
+        background_bgr=((60, 185, 225), (51, 157, 191)),
+        tilt=0.04,
+        light_gradient=light_gradient,
+        noise_sigma=3.0,
+        blur_px=1,
+        seed=seed,
+    )
     image, corners = render_board(grid, scene)
     for reading in (vision.read(image, corners=corners), vision.read(image)):
         assert (letters(reading) == expected_letters(grid)).all(), f"read\n{letters(reading)[::-1]}"

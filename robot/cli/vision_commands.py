@@ -10,7 +10,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from robot.commands import COMMON
+from robot.cli.common import COMMON
 
 DEFAULT_PHOTOS = Path(__file__).resolve().parents[2].parent / "shared" / "vision" / "photos"
 BENCH_FRAME_SIZE_PX = (640, 480)
@@ -28,8 +28,12 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
     read.add_argument("--overlay", metavar="OUT.png", help="also write a picture of what was seen")
     read.set_defaults(run=run_read)
 
-    bench = bench_targets.add_parser("vision", parents=[COMMON], help="cells read right per labelled photo, time per frame")
-    bench.add_argument("--photos", type=Path, default=DEFAULT_PHOTOS, help=f"folder of photos (default {DEFAULT_PHOTOS})")
+    bench = bench_targets.add_parser(
+        "vision", parents=[COMMON], help="cells read right per labelled photo, time per frame"
+    )
+    bench.add_argument(
+        "--photos", type=Path, default=DEFAULT_PHOTOS, help=f"folder of photos (default {DEFAULT_PHOTOS})"
+    )
     bench.add_argument("--labels", type=Path, help="labels file (default PHOTOS/labels.txt)")
     bench.add_argument("--corners-file", type=Path, help="corner holes per photo (default PHOTOS/corners.txt)")
     bench.set_defaults(run=run_bench)
@@ -95,7 +99,7 @@ def run_read(args: argparse.Namespace) -> int:
     if args.json:
         summary = {
             "grid": rows,
-            "colors": [name for name in reading.colour_names],
+            "colors": list(reading.colour_names),
             "corners": None if reading.corners is None else [[round(float(v), 1) for v in p] for p in reading.corners],
             "confidence": [[round(float(v), 3) for v in row] for row in reading.confidence[::-1]],
             "elapsed_ms": round(reading.elapsed_s * 1000, 1),
@@ -106,8 +110,10 @@ def run_read(args: argparse.Namespace) -> int:
         print(" ".join(str(column + 1) for column in range(args.cols)))
         for row in rows:
             print(" ".join(row))
-        print(f"colours: 1={reading.colour_names[0]} 2={reading.colour_names[1]}  "
-              f"lowest confidence {reading.confidence.min():.2f}  {reading.elapsed_s * 1000:.0f} ms")
+        print(
+            f"colours: 1={reading.colour_names[0]} 2={reading.colour_names[1]}  "
+            f"lowest confidence {reading.confidence.min():.2f}  {reading.elapsed_s * 1000:.0f} ms"
+        )
         for problem in reading.problems:
             print(f"problem: {problem}")
     return 0 if reading.is_board_found else 1
@@ -142,8 +148,8 @@ def cells_right(rows: list[str], truth: list[str]) -> int:
     padding = [f"#{i}" for i in range(len(read_letters))]
     best = 0
     for target in itertools.permutations(label_letters + padding, len(read_letters)):
-        rename = dict(zip(read_letters, target), **{".": "."})
-        best = max(best, sum(rename[a] == b for a, b in zip(seen, wanted)))
+        rename = dict(zip(read_letters, target, strict=False), **{".": "."})
+        best = max(best, sum(rename[a] == b for a, b in zip(seen, wanted, strict=False)))
     return best
 
 
@@ -199,13 +205,19 @@ def run_bench(args: argparse.Namespace) -> int:
             frame_ms["corners"].append(_time_per_frame_ms(canvas, shape, np.asarray(corners[name]) * scale))
     count = totals["photos"]
     cells = sum(len(t) * len(t[0]) for t in labels.values())
-    print(f"automatic:    {totals['auto_full']}/{count} photos fully right, {totals['auto']}/{cells} cells "
-          f"({100 * totals['auto'] / max(cells, 1):.1f}%)")
+    print(
+        f"automatic:    {totals['auto_full']}/{count} photos fully right, {totals['auto']}/{cells} cells "
+        f"({100 * totals['auto'] / max(cells, 1):.1f}%)"
+    )
     if corners:
-        print(f"with corners: {totals['corners_full']}/{len(frame_ms['corners'])} photos fully right, "
-              f"{totals['corners']} cells")
+        print(
+            f"with corners: {totals['corners_full']}/{len(frame_ms['corners'])} photos fully right, "
+            f"{totals['corners']} cells"
+        )
     for kind, values in frame_ms.items():
         if values:
-            print(f"640x480 frame, {'localisation' if kind == 'auto' else 'corners known'}: "
-                  f"median {np.median(values):.1f} ms, max {np.max(values):.1f} ms")
+            print(
+                f"640x480 frame, {'localisation' if kind == 'auto' else 'corners known'}: "
+                f"median {np.median(values):.1f} ms, max {np.max(values):.1f} ms"
+            )
     return 0

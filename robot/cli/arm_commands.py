@@ -6,24 +6,33 @@ import argparse
 import math
 import time
 
-from robot.commands import COMMON
+from robot.cli.common import COMMON
 
 
 def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubParsersAction) -> None:
     """Add the `bench arm` target."""
     bench = bench_targets.add_parser(
-        "arm", parents=[COMMON], help="robot turn time, IK error and drops landed per column (simulated time)",
+        "arm",
+        parents=[COMMON],
+        help="robot turn time, IK error and drops landed per column (simulated time)",
         description="Plays robot turns in the simulated world at the configured motion limits and prints, per "
-                    "column, the turn time (leaving home to the end of the retreat), the way home, the IK error and "
-                    "how many discs landed in the right cell.",
+        "column, the turn time (leaving home to the end of the retreat), the way home, the IK error and "
+        "how many discs landed in the right cell.",
     )
     bench.add_argument("--columns", default="", help="1-based columns, e.g. 1,4,7 (default: all)")
     bench.add_argument("--turns", type=int, default=6, help="robot turns per column (6 fills a column; default 6)")
-    bench.add_argument("--drops", type=int, default=0, metavar="N",
-                       help="also drop N free discs with sim.drops.run_drop_trials and print their figures")
+    bench.add_argument(
+        "--drops",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also drop N free discs with sim.drops.run_drop_trials and print their figures",
+    )
     bench.add_argument("--seed", type=int, default=0)
     bench.add_argument("--velocity-deg-s", type=float, default=90.0, help="joint speed limit (default 90)")
-    bench.add_argument("--acceleration-deg-s2", type=float, default=300.0, help="joint acceleration limit (default 300)")
+    bench.add_argument(
+        "--acceleration-deg-s2", type=float, default=300.0, help="joint acceleration limit (default 300)"
+    )
     bench.add_argument("--profile", choices=("trapezoid", "quintic"), default="trapezoid")
     bench.set_defaults(run=run_bench)
 
@@ -45,7 +54,7 @@ def workspace_ik_error_m(planner: object) -> tuple[float, int]:
     """Largest IK position error over poses around every drop pose (±1 cm across, up to 8 cm above)."""
     import numpy as np
 
-    from robot.planner import ToolPose
+    from robot.arm.planner import ToolPose
 
     worst, poses = 0.0, 0
     for drop in planner.workcell.drops:
@@ -62,14 +71,17 @@ def workspace_ik_error_m(planner: object) -> tuple[float, int]:
 
 def run_bench(args: argparse.Namespace) -> int:
     from robot.arm import ArmConfig
-    from robot.drivers.sim import SimArm, sim_planner
-    from robot.planner import play_column
+    from robot.arm.drivers.sim import SimArm, sim_planner
+    from robot.arm.planner import play_column
     from sim import World
 
     if args.turns < 1 or args.drops < 0:
         raise ValueError("--turns must be at least 1 and --drops not negative")
-    config = ArmConfig(velocity_rad_s=math.radians(args.velocity_deg_s),
-                       acceleration_rad_s2=math.radians(args.acceleration_deg_s2), profile=args.profile)
+    config = ArmConfig(
+        velocity_rad_s=math.radians(args.velocity_deg_s),
+        acceleration_rad_s2=math.radians(args.acceleration_deg_s2),
+        profile=args.profile,
+    )
     wall_start_s = time.perf_counter()
     with World(seed=args.seed) as world:
         geometry = world.config.board
@@ -79,8 +91,10 @@ def run_bench(args: argparse.Namespace) -> int:
         arm = SimArm(world)
         world.set_arm_joints(planner.home_q)
         player = world.dispenser_player
-        print(f"arm {world.arm_urdf_path.name}: {args.velocity_deg_s:g} deg/s, {args.acceleration_deg_s2:g} deg/s^2 per "
-              f"joint, {args.profile}; {turns} turns per column; times are simulated seconds")
+        print(
+            f"arm {world.arm_urdf_path.name}: {args.velocity_deg_s:g} deg/s, {args.acceleration_deg_s2:g} deg/s^2 per "
+            f"joint, {args.profile}; {turns} turns per column; times are simulated seconds"
+        )
         print(f"{'column':>6} {'turn_s':>7} {'max_turn_s':>10} {'home_s':>7} {'ik_err_mm':>9} {'landed':>7}")
         all_turns, landed_total, planned_total = [], 0, 0
         for column in columns:
@@ -95,19 +109,27 @@ def run_bench(args: argparse.Namespace) -> int:
             all_turns += turn_times
             landed_total += landed
             planned_total += turns
-            print(f"{column + 1:>6} {sum(turn_times) / len(turn_times):>7.2f} {max(turn_times):>10.2f} "
-                  f"{sum(r.home_s for r in results) / len(results):>7.2f} "
-                  f"{max(r.ik_error_m for r in results) * 1000:>9.4f} {landed:>4}/{turns}")
+            print(
+                f"{column + 1:>6} {sum(turn_times) / len(turn_times):>7.2f} {max(turn_times):>10.2f} "
+                f"{sum(r.home_s for r in results) / len(results):>7.2f} "
+                f"{max(r.ik_error_m for r in results) * 1000:>9.4f} {landed:>4}/{turns}"
+            )
         worst_m, poses = workspace_ik_error_m(planner)
-        print(f"{'all':>6} {sum(all_turns) / len(all_turns):>7.2f} {max(all_turns):>10.2f} {'':>7} "
-              f"{worst_m * 1000:>9.4f} {landed_total:>4}/{planned_total}")
-        print(f"IK error over the board workspace: {worst_m * 1000:.4f} mm max over {poses} poses; "
-              f"wall {time.perf_counter() - wall_start_s:.1f} s")
+        print(
+            f"{'all':>6} {sum(all_turns) / len(all_turns):>7.2f} {max(all_turns):>10.2f} {'':>7} "
+            f"{worst_m * 1000:>9.4f} {landed_total:>4}/{planned_total}"
+        )
+        print(
+            f"IK error over the board workspace: {worst_m * 1000:.4f} mm max over {poses} poses; "
+            f"wall {time.perf_counter() - wall_start_s:.1f} s"
+        )
     if args.drops:
         from sim.drops import run_drop_trials
 
         stats = run_drop_trials(args.drops, args.seed)
-        print(f"free drops: {stats.landed_right}/{stats.drops} in the right cell, {stats.wrong_cell} wrong cell, "
-              f"{stats.stuck} stuck, {stats.out} out; {stats.drops_per_s:.1f} drops/s, "
-              f"sim {stats.realtime_factor:.1f}x real time")
+        print(
+            f"free drops: {stats.landed_right}/{stats.drops} in the right cell, {stats.wrong_cell} wrong cell, "
+            f"{stats.stuck} stuck, {stats.out} out; {stats.drops_per_s:.1f} drops/s, "
+            f"sim {stats.realtime_factor:.1f}x real time"
+        )
     return 0 if landed_total == planned_total else 1

@@ -12,8 +12,8 @@ import statistics
 import time
 from pathlib import Path
 
-from robot.commands import COMMON
-from robot.commands.engine_commands import DEFAULT_TESTSETS, SET_NAMES, quantile, read_test_set
+from engine.testsets import DEFAULT_TESTSETS, SET_NAMES, read_test_set
+from robot.cli.common import COMMON, quantile
 
 STYLES = ("neutral", "expansive", "restrictive", "tactical")
 BUDGET_MS = 500.0
@@ -40,16 +40,23 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
     match.add_argument("b", help="player B: a level 1..10 or 'seed'")
     match.add_argument("--games", type=int, default=10, help="games, played in pairs with colours swapped")
     match.add_argument("--openings", type=int, default=2, help="random opening plies before the players take over")
-    match.add_argument("--time-ms", type=float, default=500.0, help="time per move in ms (default 500, the robot's budget)")
+    match.add_argument(
+        "--time-ms", type=float, default=500.0, help="time per move in ms (default 500, the robot's budget)"
+    )
     match.add_argument("--seed", type=int, default=0, help="seed of the openings and the players' variety")
     match.add_argument("--quiet", action="store_true", help="only the table, not every game")
     match.set_defaults(run=run_match)
 
     book = commands.add_parser("book", parents=[COMMON], help="the opening book")
     book_actions = book.add_subparsers(dest="action", required=True, metavar="ACTION")
-    build = book_actions.add_parser("build", parents=[COMMON], help="solve the robot's lines of the first plies (resumable)")
-    early = book_actions.add_parser("early", parents=[COMMON], help="a value-keeping move for every position of the "
-                                    "first plies, for games off the robot's lines (resumable)")
+    build = book_actions.add_parser(
+        "build", parents=[COMMON], help="solve the robot's lines of the first plies (resumable)"
+    )
+    early = book_actions.add_parser(
+        "early",
+        parents=[COMMON],
+        help="a value-keeping move for every position of the first plies, for games off the robot's lines (resumable)",
+    )
     for action, work, out in ((build, "book-work.npz", "book.npz"), (early, "early-work.npz", "early_book.npz")):
         action.add_argument("--depth", type=int, default=4, help="plies covered (default 4)")
         action.add_argument("--processes", type=int, default=2, help="worker processes (default 2, one per core)")
@@ -67,15 +74,26 @@ def run_move(args: argparse.Namespace) -> int:
     rng = random.Random(args.seed) if args.seed is not None else None
     result = search(position, Limit(time=args.time_ms / 1000.0), level=args.level, rng=rng, style=args.style)
     if args.json:
-        print(json.dumps({
-            "column": result.column + 1, "score": result.score, "proven": result.proven, "depth": result.depth,
-            "nodes": result.nodes, "ms": round(result.ms, 1), "pv": "".join(str(c + 1) for c in result.pv),
-            "column_scores": list(result.column_scores),
-        }))
+        print(
+            json.dumps(
+                {
+                    "column": result.column + 1,
+                    "score": result.score,
+                    "proven": result.proven,
+                    "depth": result.depth,
+                    "nodes": result.nodes,
+                    "ms": round(result.ms, 1),
+                    "pv": "".join(str(c + 1) for c in result.pv),
+                    "column_scores": list(result.column_scores),
+                }
+            )
+        )
     else:
         kind = "proven" if result.proven else "heuristic"
-        print(f"column {result.column + 1}  score {result.score} ({kind})  depth {result.depth}  "
-              f"nodes {result.nodes}  {result.ms:.0f} ms  line {''.join(str(c + 1) for c in result.pv)}")
+        print(
+            f"column {result.column + 1}  score {result.score} ({kind})  depth {result.depth}  "
+            f"nodes {result.nodes}  {result.ms:.0f} ms  line {''.join(str(c + 1) for c in result.pv)}"
+        )
     return 0
 
 
@@ -102,7 +120,9 @@ def run_match(args: argparse.Namespace) -> int:
         second = sum(1 for g in summary.games if g.winner == name and g.second == name)
         share = summary.score_a if name == summary.a else 1.0 - summary.score_a
         print(f"{name:<12}{first + second:>6}{first:>10}{second:>11}{summary.draws:>7}{100 * share:>9.1f}")
-    print(f"{len(summary.games)} games, {args.openings}-ply openings, {args.time_ms:.0f} ms per move, {elapsed_s:.0f} s")
+    print(
+        f"{len(summary.games)} games, {args.openings}-ply openings, {args.time_ms:.0f} ms per move, {elapsed_s:.0f} s"
+    )
     return 0
 
 
@@ -128,10 +148,14 @@ def bench_play(args: argparse.Namespace) -> int:
     warm_up()
     judge = Solver()
     limit = Limit(time=BUDGET_MS / 1000.0)
-    print(f"level 10, {BUDGET_MS:.0f} ms per move; book {'on' if use_book else 'off'}; pondering "
-          f"{'on' if ponder else 'off'} (games only: the opponent thinks {THINK_S:.0f} s)")
-    header = (f"{'positions from':<16}{'moves':>6}{'judged':>7}{'value kept %':>13}{'optimal %':>10}{'proven %':>9}"
-              f"{'median ms':>10}{'p95 ms':>8}{'max ms':>8}")
+    print(
+        f"level 10, {BUDGET_MS:.0f} ms per move; book {'on' if use_book else 'off'}; pondering "
+        f"{'on' if ponder else 'off'} (games only: the opponent thinks {THINK_S:.0f} s)"
+    )
+    header = (
+        f"{'positions from':<16}{'moves':>6}{'judged':>7}{'value kept %':>13}{'optimal %':>10}{'proven %':>9}"
+        f"{'median ms':>10}{'p95 ms':>8}{'max ms':>8}"
+    )
     print(header)
     print("-" * len(header))
     every = []
@@ -148,8 +172,10 @@ def bench_play(args: argparse.Namespace) -> int:
         if record.kept is False:
             print(f"value lost after {record.moves or '(empty board)'}: column {record.column + 1}")
     slowest = max(record.ms for record in every)
-    print(f"slowest answer {slowest:.1f} ms (budget {BUDGET_MS:.0f} ms + 10% = {1.1 * BUDGET_MS:.0f} ms): "
-          f"{'within' if slowest <= 1.1 * BUDGET_MS else 'OVER'}")
+    print(
+        f"slowest answer {slowest:.1f} ms (budget {BUDGET_MS:.0f} ms + 10% = {1.1 * BUDGET_MS:.0f} ms): "
+        f"{'within' if slowest <= 1.1 * BUDGET_MS else 'OVER'}"
+    )
     return 0
 
 
@@ -172,23 +198,40 @@ def bench_budget(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     games = 0
     while len(records) < wanted:
-        records += game_moves(BUDGET_GAMES_PER_ROUND, limit, use_book=True, think_s=0.0, ponder=False,
-                              solver=None, seed=games, opening_plies=openings,
-                              opponent_s=BUDGET_OPPONENT_S, width=width, height=height)
+        records += game_moves(
+            BUDGET_GAMES_PER_ROUND,
+            limit,
+            use_book=True,
+            think_s=0.0,
+            ponder=False,
+            solver=None,
+            seed=games,
+            opening_plies=openings,
+            opponent_s=BUDGET_OPPONENT_S,
+            width=width,
+            height=height,
+        )
         games += BUDGET_GAMES_PER_ROUND
-        print(f"\r{len(records)} answers timed in {games} games, {time.perf_counter() - started:.0f} s",
-              end="", flush=True)
+        print(
+            f"\r{len(records)} answers timed in {games} games, {time.perf_counter() - started:.0f} s",
+            end="",
+            flush=True,
+        )
     print()
     times_ms = sorted(record.ms for record in records)
     over = sum(ms > BUDGET_MS for ms in times_ms)
     print(f"{width}x{height} board, {openings}-ply random openings")
     print(f"{'answers':>8}{'proven %':>9}{'median ms':>10}{'p99 ms':>8}{'p99.9 ms':>9}{'max ms':>8}{'over 500':>9}")
-    print(f"{len(records):>8}{100 * sum(r.proven for r in records) / len(records):>9.1f}"
-          f"{statistics.median(times_ms):>10.1f}{quantile(times_ms, 0.99):>8.1f}{quantile(times_ms, 0.999):>9.1f}"
-          f"{times_ms[-1]:>8.1f}"
-          f"{over:>9}")
-    print(f"slowest answer {times_ms[-1]:.1f} ms (budget {BUDGET_MS:.0f} ms + 10% = {1.1 * BUDGET_MS:.0f} ms): "
-          f"{'within' if times_ms[-1] <= 1.1 * BUDGET_MS else 'OVER'}")
+    print(
+        f"{len(records):>8}{100 * sum(r.proven for r in records) / len(records):>9.1f}"
+        f"{statistics.median(times_ms):>10.1f}{quantile(times_ms, 0.99):>8.1f}{quantile(times_ms, 0.999):>9.1f}"
+        f"{times_ms[-1]:>8.1f}"
+        f"{over:>9}"
+    )
+    print(
+        f"slowest answer {times_ms[-1]:.1f} ms (budget {BUDGET_MS:.0f} ms + 10% = {1.1 * BUDGET_MS:.0f} ms): "
+        f"{'within' if times_ms[-1] <= 1.1 * BUDGET_MS else 'OVER'}"
+    )
     return 0
 
 
@@ -208,8 +251,11 @@ def _print_row(label: str, records: list) -> None:
     optimal = 100 * sum(record.optimal for record in judged) / max(1, len(judged))
     proven = 100 * sum(record.proven for record in records) / max(1, len(records))
     p95 = quantile(times_ms, 0.95)
-    print(f"{label:<16}{len(records):>6}{len(judged):>7}{kept:>13.1f}{optimal:>10.1f}{proven:>9.1f}"
-          f"{statistics.median(times_ms):>10.1f}{p95:>8.1f}{times_ms[-1]:>8.1f}", flush=True)
+    print(
+        f"{label:<16}{len(records):>6}{len(judged):>7}{kept:>13.1f}{optimal:>10.1f}{proven:>9.1f}"
+        f"{statistics.median(times_ms):>10.1f}{p95:>8.1f}{times_ms[-1]:>8.1f}",
+        flush=True,
+    )
 
 
 def run_book_build(args: argparse.Namespace) -> int:
@@ -224,8 +270,12 @@ def run_book_build(args: argparse.Namespace) -> int:
     def progress(done: int, total: int, rate: float) -> None:
         filled = int(30 * done / max(1, total))
         found = "" if early else " found so far"
-        print(f"\r[{'#' * filled}{'.' * (30 - filled)}] {done}/{total} positions{found}  {rate:.2f} positions/s",
-              end="", file=sys.stderr, flush=True)
+        print(
+            f"\r[{'#' * filled}{'.' * (30 - filled)}] {done}/{total} positions{found}  {rate:.2f} positions/s",
+            end="",
+            file=sys.stderr,
+            flush=True,
+        )
 
     build, default_out = (build_early_book, EARLY_BOOK_PATH) if early else (build_book, BOOK_PATH)
     book = build(args.depth, work, Path(args.out) if args.out else default_out, args.processes, on_progress=progress)

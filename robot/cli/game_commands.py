@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from robot.commands import COMMON
+from robot.cli.common import COMMON
 
 PLAY_HELP = "play a whole game: --sim in the simulation, or --serial PORT --camera N on the real table"
 
@@ -81,26 +81,39 @@ def _wants_another_game(args: argparse.Namespace) -> bool:
 
 
 def _settings(args: argparse.Namespace, robot_first: bool):
-    from robot.game import GameSettings
+    from robot.game.loop import GameSettings
 
-    return GameSettings(robot_first=robot_first, time_budget_s=args.time_ms / 1000.0, level=args.level, seed=args.seed,
-                        ponder=not getattr(args, "no_ponder", False))
+    return GameSettings(
+        robot_first=robot_first,
+        time_budget_s=args.time_ms / 1000.0,
+        level=args.level,
+        seed=args.seed,
+        ponder=not getattr(args, "no_ponder", False),
+    )
 
 
 def _previous_log(args: argparse.Namespace, log_path: Path):
-    from robot.game import GameLog
+    from robot.game.log import GameLog
 
     return GameLog.load(log_path) if args.resume else None
 
 
 def play_sim_game(args: argparse.Namespace, tell, log_path: Path, mischief: dict[int, str] | None = None) -> dict:
     """A whole game in a fresh simulated world; returns the JSON summary."""
-    from robot.sim_game import SimGame
+    from robot.game.sim_table import SimGame
 
     previous = _previous_log(args, log_path)
     robot_first = previous.robot_first if previous else args.robot_first
-    with SimGame(seed=args.seed, gui=args.gui, opponent=args.opponent, robot_first=robot_first, tell=tell,
-                 mischief=mischief, record=args.record, config_path=args.config) as game_setup:
+    with SimGame(
+        seed=args.seed,
+        gui=args.gui,
+        opponent=args.opponent,
+        robot_first=robot_first,
+        tell=tell,
+        mischief=mischief,
+        record=args.record,
+        config_path=args.config,
+    ) as game_setup:
         # A simulated person acts at once: a board that shows no move for three minutes (wall clock, generous
         # for a loaded 2-core machine) will not change any more.
         settings = dataclasses.replace(_settings(args, robot_first), remind_after_s=20.0, give_up_after_s=180.0)
@@ -110,14 +123,15 @@ def play_sim_game(args: argparse.Namespace, tell, log_path: Path, mischief: dict
 
 def play_real_game(args: argparse.Namespace, tell, log_path: Path) -> dict:
     """A whole game on the real table: arm on `--serial`, camera `--camera`, calibration from `--config`."""
-    from robot.real_game import RealGame
+    from robot.game.real_table import RealGame
 
     if args.camera is None:
         raise ValueError("a real game needs the camera too: add --camera N (index, URL, video file or folder)")
     previous = _previous_log(args, log_path)
     robot_first = previous.robot_first if previous else args.robot_first
-    with RealGame(port=args.serial, camera=args.camera, config_path=args.config, tell=tell,
-                  record=args.record) as game_setup:
+    with RealGame(
+        port=args.serial, camera=args.camera, config_path=args.config, tell=tell, record=args.record
+    ) as game_setup:
         game = game_setup.game(_settings(args, robot_first), log_path, previous)
         return game.play().summary()
 
@@ -136,8 +150,15 @@ def run_bench_game(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory() as folder:
         for index in range(args.games):
             game_args = argparse.Namespace(
-                seed=args.seed + index, gui=False, opponent=args.opponent, robot_first=index % 2 == 0, level=10,
-                time_ms=500, record=None, config=None, resume=False,
+                seed=args.seed + index,
+                gui=False,
+                opponent=args.opponent,
+                robot_first=index % 2 == 0,
+                level=10,
+                time_ms=500,
+                record=None,
+                config=None,
+                resume=False,
             )
             game_started = time.perf_counter()
             summary = play_sim_game(game_args, quiet, Path(folder) / f"game{index}.json")
@@ -152,12 +173,16 @@ def run_bench_game(args: argparse.Namespace) -> int:
     print(f"{'game':>4} {'robot':>6} {'winner':>8} {'moves':>5} {'agree':>5} {'wall s':>7}")
     for index, (summary, game_s) in enumerate(rows, 1):
         first = "first" if summary["robot_first"] else "second"
-        print(f"{index:>4} {first:>6} {summary['winner']:>8} {len(summary['moves']):>5} "
-              f"{str(summary['board_agreement']).lower():>5} {game_s:>7.1f}")
+        print(
+            f"{index:>4} {first:>6} {summary['winner']:>8} {len(summary['moves']):>5} "
+            f"{str(summary['board_agreement']).lower():>5} {game_s:>7.1f}"
+        )
     print()
     print(f"games per hour (wall clock, headless): {3600 * len(rows) / wall_s:.1f}")
-    print(f"median robot turn: vision {median('vision_s'):.3f} s, engine {median('engine_s'):.3f} s, "
-          f"arm {median('arm_s'):.2f} s (simulated arm time)")
+    print(
+        f"median robot turn: vision {median('vision_s'):.3f} s, engine {median('engine_s'):.3f} s, "
+        f"arm {median('arm_s'):.2f} s (simulated arm time)"
+    )
     print(f"robot drops landed in the chosen column: {landed}/{len(turns)}")
     print(f"board agreement in every game: {all(summary['board_agreement'] for summary, _ in rows)}")
     return 0

@@ -11,8 +11,15 @@ import argparse
 import logging
 import sys
 
-from robot.commands import (COMMON, arm_commands, calibration_commands, engine_commands, game_commands,
-                            player_commands, vision_commands)
+from robot.cli import (
+    arm_commands,
+    calibration_commands,
+    engine_commands,
+    game_commands,
+    player_commands,
+    vision_commands,
+)
+from robot.cli.common import COMMON
 
 COMMAND_MODULES = (engine_commands, player_commands, vision_commands, arm_commands, calibration_commands, game_commands)
 

@@ -19,8 +19,8 @@ from typing import Literal
 import numpy as np
 
 from robot.arm import Arm, ArmConfig
-from robot.kinematics import KinematicChain, UnreachableError, pose_from_position_yaw
-from robot.trajectory import JointTrajectory, plan_segment
+from robot.arm.kinematics import KinematicChain, UnreachableError, pose_from_position_yaw
+from robot.arm.trajectory import JointTrajectory, plan_segment
 
 log = logging.getLogger(__name__)
 
@@ -141,7 +141,11 @@ class Planner:
     """Plans turns for one arm in one workcell with one configuration."""
 
     def __init__(
-        self, chain: KinematicChain, workcell: Workcell, config: ArmConfig, home_q: np.ndarray | None = None,
+        self,
+        chain: KinematicChain,
+        workcell: Workcell,
+        config: ArmConfig,
+        home_q: np.ndarray | None = None,
         seed_q: np.ndarray | None = None,
     ) -> None:
         """`home_q` None: home is above the dispenser at carrying height (out of the camera's view of
@@ -213,7 +217,16 @@ class Planner:
 
     def _move(self, label: str, start: np.ndarray, end: np.ndarray) -> PlanStep:
         waypoints = [start, *self._safe_legs(start, end)]
-        return PlanStep("move", label, JointTrajectory(tuple(plan_segment(a, b, self.limits, self.config.profile) for a, b in zip(waypoints, waypoints[1:]))))
+        return PlanStep(
+            "move",
+            label,
+            JointTrajectory(
+                tuple(
+                    plan_segment(a, b, self.limits, self.config.profile)
+                    for a, b in zip(waypoints, waypoints[1:], strict=False)
+                )
+            ),
+        )
 
     def plan(self, column: int, start_q: np.ndarray | None = None) -> TurnPlan:
         """The motions that take a disc from the dispenser into `column` (0-based) and go home.
@@ -303,6 +316,15 @@ def play_column(arm: Arm, planner: Planner, column: int, go_home: bool = True) -
 
 
 __all__ = [
-    "ArmTurnResult", "KeepOutBox", "PlanStep", "Planner", "PlanningError", "ToolPose", "TurnPlan",
-    "UnreachableError", "Workcell", "play_column", "run_steps",
+    "ArmTurnResult",
+    "KeepOutBox",
+    "PlanStep",
+    "Planner",
+    "PlanningError",
+    "ToolPose",
+    "TurnPlan",
+    "UnreachableError",
+    "Workcell",
+    "play_column",
+    "run_steps",
 ]

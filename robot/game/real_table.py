@@ -16,11 +16,12 @@ import calibration
 from calibration.arm_drops import tool_pose
 from engine import Position
 from robot.arm import Arm, ArmConfig
-from robot.drivers import serial_arm
-from robot.game import BoardWatcher, Game, GameLog, GameSettings
-from robot.kinematics import KinematicChain
-from robot.planner import Planner, Workcell, play_column
-from robot.recorder import Recorder
+from robot.arm.drivers import serial_arm
+from robot.arm.kinematics import KinematicChain
+from robot.arm.planner import Planner, Workcell, play_column
+from robot.game.log import GameLog
+from robot.game.loop import BoardWatcher, Game, GameSettings
+from robot.game.recorder import Recorder
 from sim.config import DEFAULT_ARM_URDF
 from vision.cameras import Camera, open_camera
 from vision.moves import players_grid
@@ -50,8 +51,9 @@ def arm_from_setup(setup: calibration.Setup, port: str | None) -> tuple[ArmConfi
     Raises CalibrationError (a ValueError) when the drops or the pick pose were never taught.
     """
     if len(setup.drops) < 2 or setup.pick is None:
-        raise calibration.CalibrationError("the calibration has no drop poses or no dispenser pose: "
-                                           "run `c4robot calibrate drops --serial PORT` first")
+        raise calibration.CalibrationError(
+            "the calibration has no drop poses or no dispenser pose: run `c4robot calibrate drops --serial PORT` first"
+        )
     config = ArmConfig.from_dict(dict(setup.arm)) if setup.arm else ArmConfig()
     if port:
         config = dataclasses.replace(config, serial=dataclasses.replace(config.serial, port=port))
@@ -64,12 +66,20 @@ def arm_from_setup(setup: calibration.Setup, port: str | None) -> tuple[ArmConfi
 class RealGame:
     """Connects the arm and the camera from the calibration; a context manager that lets go of both."""
 
-    def __init__(self, port: str, camera: str | Camera, config_path: Path | None, tell: Callable[[str], None],
-                 record: Path | None = None) -> None:
+    def __init__(
+        self,
+        port: str,
+        camera: str | Camera,
+        config_path: Path | None,
+        tell: Callable[[str], None],
+        record: Path | None = None,
+    ) -> None:
         self.setup = calibration.load(config_path)
         if self.setup.board is None or self.setup.colours is None:
-            raise calibration.CalibrationError("the calibration has no board or no colours: run "
-                                               "`c4robot calibrate board` and `c4robot calibrate colours` first")
+            raise calibration.CalibrationError(
+                "the calibration has no board or no colours: run "
+                "`c4robot calibrate board` and `c4robot calibrate colours` first"
+            )
         config, chain, workcell = arm_from_setup(self.setup, port)
         self.tell = tell
         self.camera = open_camera(camera) if isinstance(camera, str) else camera
@@ -89,16 +99,21 @@ class RealGame:
         board, colours = self.setup.board, self.setup.colours
         references = (colours.robot_bgr, colours.person_bgr)
         watcher = BoardWatcher(
-            self.camera, (board.rows, board.cols), np.asarray(board.corners_px),
-            references if settings.robot_first else references[::-1], settings.stable_frames,
+            self.camera,
+            (board.rows, board.cols),
+            np.asarray(board.corners_px),
+            references if settings.robot_first else references[::-1],
+            settings.stable_frames,
             self.recorder.on_frame if self.recorder else None,
         )
         if previous is not None:
             seen = watcher.look(settings.look_timeout_s)
             logged = Position.from_moves(previous.move_string, width=board.cols, height=board.rows).to_array()
             if not np.array_equal(players_grid(logged, seen.grid), logged):
-                raise RuntimeError("the board the camera sees is not the one in the game log: "
-                                   "set it up as logged, or start a new game without --resume")
+                raise RuntimeError(
+                    "the board the camera sees is not the one in the game log: "
+                    "set it up as logged, or start a new game without --resume"
+                )
         on_move = self.recorder.save_move if self.recorder else None
         return Game(self.table, watcher, settings, log_path, self.tell, previous, on_move)
 

@@ -1,10 +1,7 @@
-"""The arm interface every driver implements, and the arm's configuration.
+"""The settings of one arm: kinematic model, motion limits, planner heights and the serial link.
 
-`Arm` is what the planner's output is played on: the PyBullet arm (`robot.drivers.sim.SimArm`), a
-G-code desktop arm (`robot.drivers.gcode.GcodeArm`) or an Arduino servo arm speaking the joint line
-protocol (`robot.drivers.joint_serial.JointSerialArm`). `ArmConfig` holds the settings of one arm:
-kinematic model, motion limits, planner heights and the serial link; `ArmConfig.from_dict` reads the
-`[arm]` table of a calibration file (mm and degrees there, metres and radians here).
+`ArmConfig.from_dict` reads the `[arm]` table of a calibration file (mm and degrees there, metres
+and radians here).
 """
 
 from __future__ import annotations
@@ -12,73 +9,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from types import TracebackType
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal
 
-import numpy as np
-
-from robot.trajectory import JointTrajectory, MotionLimits, Profile
+from robot.arm.trajectory import MotionLimits, Profile
 
 Protocol_ = Literal["joint", "gcode"]
 GcodeDialect = Literal["uarm", "grbl"]
-
-
-@dataclass(frozen=True)
-class ArmStatus:
-    """A snapshot of the arm: connected, moving, holding a disc, joint angles, last error."""
-
-    connected: bool
-    moving: bool
-    gripping: bool
-    joints_rad: tuple[float, ...]
-    error: str | None = None
-
-
-@runtime_checkable
-class Arm(Protocol):
-    """A robot arm that follows joint trajectories and grips discs; a context manager that connects."""
-
-    dof: int
-
-    def connect(self) -> None:
-        """Open the link and check the arm answers; raises ConnectionError naming the device."""
-
-    def close(self) -> None:
-        """Release the link (idempotent)."""
-
-    def home(self) -> None:
-        """Move to the home configuration (the arm's own homing where it has one)."""
-
-    def joint_state(self) -> np.ndarray:
-        """Current joint angles (rad)."""
-
-    def follow(self, trajectory: JointTrajectory) -> None:
-        """Play `trajectory` and return when the arm has arrived at its end."""
-
-    def grip(self) -> bool:
-        """Pick up the disc at the tool; True when a disc is held."""
-
-    def release(self) -> None:
-        """Let go of the held disc."""
-
-    def stop(self) -> None:
-        """Emergency stop: halt motion now, keep the link open."""
-
-    def status(self) -> ArmStatus:
-        """The arm's state as it reports it."""
-
-    def now_s(self) -> float:
-        """The arm's clock (simulated time for the sim, monotonic wall time for hardware)."""
-
-    def wait(self, duration_s: float) -> None:
-        """Let `duration_s` pass on the arm's clock (the sim steps its physics; hardware sleeps)."""
-
-    def __enter__(self) -> Arm:
-        self.connect()
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None) -> None:
-        self.close()
 
 
 @dataclass(frozen=True)
@@ -127,7 +63,9 @@ class ArmConfig:
 
     def __post_init__(self) -> None:
         if self.velocity_rad_s <= 0 or self.acceleration_rad_s2 <= 0:
-            raise ValueError(f"arm speed {self.velocity_rad_s} rad/s, acceleration {self.acceleration_rad_s2}: must be positive")
+            raise ValueError(
+                f"arm speed {self.velocity_rad_s} rad/s, acceleration {self.acceleration_rad_s2}: must be positive"
+            )
         if self.profile not in ("trapezoid", "quintic"):
             raise ValueError(f"motion profile {self.profile!r}: use 'trapezoid' or 'quintic'")
         if self.clearance_m < 0 or self.approach_m < 0:

@@ -22,10 +22,10 @@ import time
 import numpy as np
 
 from robot.arm import Arm, ArmConfig, ArmStatus
-from robot.drivers import gcode_wire as wire
-from robot.drivers.serial_link import Deadline, LineLink, PortLostError
-from robot.kinematics import KinematicChain, pose_from_position_yaw
-from robot.trajectory import JointTrajectory
+from robot.arm.drivers import gcode_wire as wire
+from robot.arm.drivers.serial_link import Deadline, LineLink, PortLostError
+from robot.arm.kinematics import KinematicChain, pose_from_position_yaw
+from robot.arm.trajectory import JointTrajectory
 
 log = logging.getLogger(__name__)
 
@@ -79,17 +79,23 @@ class GcodeArm(Arm):
         query = wire.format_query("version", self.dialect)
         while not deadline.is_expired:
             try:
-                values = self._exchange(query, Deadline(min(self.settings.reply_timeout_s, deadline.remaining_s())), heard)
+                values = self._exchange(
+                    query, Deadline(min(self.settings.reply_timeout_s, deadline.remaining_s())), heard
+                )
             except wire.GcodeReplyError as error:
                 heard.append(str(error).encode())
                 continue
             if values is not None:
                 return " ".join(values)
         if heard:
-            raise ConnectionError(f"arm on {self.port} answers garbage ({heard[-1][:40]!r}) instead of G-code replies: "
-                                  f"check the baud rate ({self.settings.baud_rate}) and the dialect ({self.dialect})")
-        raise TimeoutError(f"arm on {self.port} is silent: no answer to {query} in {self.settings.handshake_timeout_s:.0f} s; "
-                           "check its power, the port and the baud rate")
+            raise ConnectionError(
+                f"arm on {self.port} answers garbage ({heard[-1][:40]!r}) instead of G-code replies: "
+                f"check the baud rate ({self.settings.baud_rate}) and the dialect ({self.dialect})"
+            )
+        raise TimeoutError(
+            f"arm on {self.port} is silent: no answer to {query} in {self.settings.handshake_timeout_s:.0f} s; "
+            "check its power, the port and the baud rate"
+        )
 
     def _exchange(self, command: str, deadline: Deadline, heard: list[bytes] | None = None) -> tuple[str, ...] | None:
         """Send `command` once and wait for its answer: the values of `ok`, or None on timeout."""
@@ -112,7 +118,10 @@ class GcodeArm(Arm):
                 return reply.values
             parsed = wire.parse_grbl_line(text)
             if parsed.kind == "status" and command == wire.STATUS_QUERY:
-                return (parsed.state, *(f"{axis}{value}" for axis, value in zip("XYZ", parsed.position_mm)))
+                return (
+                    parsed.state,
+                    *(f"{axis}{value}" for axis, value in zip("XYZ", parsed.position_mm, strict=False)),
+                )
             if parsed.kind == "ok":
                 return tuple(values)
             if parsed.kind == "error":
@@ -141,8 +150,10 @@ class GcodeArm(Arm):
             if values is not None:
                 return values
             log.info("arm on %s: no answer to %r, try %d", self.port, command, attempt + 1)
-        raise TimeoutError(f"arm on {self.port} did not acknowledge {command!r} after {tries} "
-                           f"tr{'ies' if tries > 1 else 'y'} of {self.settings.reply_timeout_s:.1f} s: check the cable")
+        raise TimeoutError(
+            f"arm on {self.port} did not acknowledge {command!r} after {tries} "
+            f"tr{'ies' if tries > 1 else 'y'} of {self.settings.reply_timeout_s:.1f} s: check the cable"
+        )
 
     def _is_moving(self) -> bool:
         values = self._command(wire.format_query("moving", self.dialect))
@@ -154,7 +165,9 @@ class GcodeArm(Arm):
         deadline = Deadline(timeout_s)
         while self._is_moving():
             if deadline.is_expired:
-                raise TimeoutError(f"arm on {self.port} still moving after {timeout_s:.1f} s: check for a blocked joint")
+                raise TimeoutError(
+                    f"arm on {self.port} still moving after {timeout_s:.1f} s: check for a blocked joint"
+                )
             time.sleep(STATUS_POLL_S)
 
     def _tool_mm(self, q: np.ndarray) -> np.ndarray:
@@ -171,7 +184,7 @@ class GcodeArm(Arm):
                 lines.append(wire.format_wrist(WRIST_CENTRE_DEG + wrist_deg))
             pieces = max(1, math.ceil(segment.duration_s / PIECE_S))
             times = np.linspace(0.0, segment.duration_s, pieces + 1)
-            for t0, t1 in zip(times, times[1:]):
+            for t0, t1 in zip(times, times[1:], strict=False):
                 start_mm, end_mm = self._tool_mm(segment.position(t0)), self._tool_mm(segment.position(t1))
                 feed = float(np.linalg.norm(end_mm - start_mm)) / max(t1 - t0, 1e-3) * 60.0
                 lines.append(wire.format_move(*end_mm, feed, self.dialect))
@@ -192,7 +205,7 @@ class GcodeArm(Arm):
     def home(self) -> None:
         """Go to the configured home (these arms know their position from absolute encoders)."""
         target = self.chain.clamp(np.array(self.config.home_rad) if self.config.home_rad is not None else self._q)
-        lines = ([wire.format_wrist(WRIST_CENTRE_DEG + math.degrees(target[-1]))] if self.dialect == "uarm" else [])
+        lines = [wire.format_wrist(WRIST_CENTRE_DEG + math.degrees(target[-1]))] if self.dialect == "uarm" else []
         lines.append(wire.format_move(*self._tool_mm(target), 3000.0, self.dialect))
         self._stop_on_interrupt(lines, 30.0)
         self._q = target

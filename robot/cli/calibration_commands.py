@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from robot.commands import COMMON
+from robot.cli.common import COMMON
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff")
 LIVE_FRAME_LIMIT = 3000
@@ -33,7 +33,9 @@ DISC_SETTLE_S = 1.0  # a real disc has come to rest this long after the release
 
 def _setup_options() -> argparse.ArgumentParser:
     options = argparse.ArgumentParser(add_help=False, parents=[COMMON])
-    options.add_argument("--config", type=Path, default=None, help="calibration file (default: $XDG_CONFIG_HOME/c4robot/setup.toml)")
+    options.add_argument(
+        "--config", type=Path, default=None, help="calibration file (default: $XDG_CONFIG_HOME/c4robot/setup.toml)"
+    )
     options.add_argument("--sim", action="store_true", help="calibrate the simulated world instead of hardware")
     options.add_argument("--seed", type=int, default=0, help="seed of the simulated world")
     options.add_argument("--board-x-mm", type=float, default=0.0, help="sim: move the board along the table's x (mm)")
@@ -53,10 +55,14 @@ def _frame_options() -> argparse.ArgumentParser:
 def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubParsersAction) -> None:
     """Add `calibrate` with its steps, and the `calibration` benchmark."""
     setup, frame = _setup_options(), _frame_options()
-    calibrate = commands.add_parser("calibrate", parents=[COMMON], help="measure the setup: camera, board, colours, drops")
+    calibrate = commands.add_parser(
+        "calibrate", parents=[COMMON], help="measure the setup: camera, board, colours, drops"
+    )
     steps = calibrate.add_subparsers(dest="step", required=True, metavar="STEP")
 
-    camera = steps.add_parser("camera", parents=[setup], help="camera intrinsics and distortion from a printed chessboard")
+    camera = steps.add_parser(
+        "camera", parents=[setup], help="camera intrinsics and distortion from a printed chessboard"
+    )
     source = camera.add_mutually_exclusive_group()
     source.add_argument("--images", type=Path, help="a folder of chessboard photos")
     source.add_argument("--camera", default=None, help="OpenCV camera index or URL for live capture (default 0)")
@@ -65,19 +71,29 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
     camera.add_argument("--views", type=int, default=15, help="views to collect live or render in the sim (default 15)")
     camera.set_defaults(run=run_camera)
 
-    board = steps.add_parser("board", parents=[setup, frame], help="the board's corner holes in the image, and its pose")
+    board = steps.add_parser(
+        "board", parents=[setup, frame], help="the board's corner holes in the image, and its pose"
+    )
     board.add_argument("--corners", help='rough corner hole centres "x,y x,y x,y x,y" (tl, tr, br, bl)')
     board.add_argument("--click", action="store_true", help="click the four corner holes in a window (needs a display)")
     board.add_argument("--rows", type=int, default=None, help="rows of holes (default: the file's, else 6)")
     board.add_argument("--cols", type=int, default=None, help="columns of holes (default: the file's, else 7)")
     board.set_defaults(run=run_board)
 
-    colours = steps.add_parser("colours", aliases=["colors"], parents=[setup, frame], help="which disc colour is the robot's and the person's")
-    colours.add_argument("--robot-column", type=int, default=1, help="the column (1-based) of the robot's disc (default 1)")
-    colours.add_argument("--person-column", type=int, default=None, help="the column of the person's disc (default: the last)")
+    colours = steps.add_parser(
+        "colours", aliases=["colors"], parents=[setup, frame], help="which disc colour is the robot's and the person's"
+    )
+    colours.add_argument(
+        "--robot-column", type=int, default=1, help="the column (1-based) of the robot's disc (default 1)"
+    )
+    colours.add_argument(
+        "--person-column", type=int, default=None, help="the column of the person's disc (default: the last)"
+    )
     colours.set_defaults(run=run_colours)
 
-    drops = steps.add_parser("drops", parents=[setup, frame], help="the arm's drop pose over every column, verified by test drops")
+    drops = steps.add_parser(
+        "drops", parents=[setup, frame], help="the arm's drop pose over every column, verified by test drops"
+    )
     drops.add_argument("--serial", default=None, help="the arm's serial port (default: the file's [arm] port)")
     drops.add_argument("--each", action="store_true", help="jog over every column instead of the first and last")
     drops.add_argument("--no-test", action="store_true", help="skip the test drops (no camera at hand)")
@@ -86,12 +102,20 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
     show = steps.add_parser("show", parents=[setup], help="print the calibration file")
     show.set_defaults(run=run_show)
 
-    check = steps.add_parser("check", parents=[setup, frame], help="re-verify the calibration against the camera (and the arm)")
-    check.add_argument("--drops", action="store_true", help="also test-drop into every column (sim, or a real arm with --serial)")
-    check.add_argument("--serial", default=None, help="the arm's serial port for --drops (default: the file's [arm] port)")
+    check = steps.add_parser(
+        "check", parents=[setup, frame], help="re-verify the calibration against the camera (and the arm)"
+    )
+    check.add_argument(
+        "--drops", action="store_true", help="also test-drop into every column (sim, or a real arm with --serial)"
+    )
+    check.add_argument(
+        "--serial", default=None, help="the arm's serial port for --drops (default: the file's [arm] port)"
+    )
     check.set_defaults(run=run_check)
 
-    bench = bench_targets.add_parser("calibration", parents=[COMMON], help="sim: focal error, corner error, drops after moving the board")
+    bench = bench_targets.add_parser(
+        "calibration", parents=[COMMON], help="sim: focal error, corner error, drops after moving the board"
+    )
     bench.add_argument("--seed", type=int, default=0)
     bench.add_argument("--views", type=int, default=15, help="chessboard views for the camera step")
     bench.add_argument("--shift-mm", type=float, default=20.0, help="how far the board is moved")
@@ -119,7 +143,9 @@ def _save(args: argparse.Namespace, setup: Any) -> None:
 def _sim_world(args: argparse.Namespace) -> Iterator[Any]:
     from sim import World, WorldConfig
 
-    config = WorldConfig().with_board_pose(args.board_x_mm / 1000.0, args.board_y_mm / 1000.0, math.radians(args.board_yaw_deg))
+    config = WorldConfig().with_board_pose(
+        args.board_x_mm / 1000.0, args.board_y_mm / 1000.0, math.radians(args.board_yaw_deg)
+    )
     with World(config, seed=args.seed) as world:
         yield world
 
@@ -243,12 +269,18 @@ def run_camera(args: argparse.Namespace) -> int:
         with _sim_world(args) as world:
             camera = calibrate_camera(render_chessboard_views(world, args.views, args.seed), SIM_CHESSBOARD)
             truth_fx = float(world.camera_intrinsics()[0, 0])
-        print(f"sim truth: fx {truth_fx:.2f} px; measured fx {camera.focal_px[0]:.2f} px "
-              f"({100 * (camera.focal_px[0] / truth_fx - 1):+.2f}%)")
+        print(
+            f"sim truth: fx {truth_fx:.2f} px; measured fx {camera.focal_px[0]:.2f} px "
+            f"({100 * (camera.focal_px[0] / truth_fx - 1):+.2f}%)"
+        )
     elif args.images is not None:
         import cv2
 
-        paths = sorted(p for p in Path(args.images).iterdir() if p.suffix.lower() in IMAGE_SUFFIXES) if args.images.is_dir() else []
+        paths = (
+            sorted(p for p in Path(args.images).iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+            if args.images.is_dir()
+            else []
+        )
         if not paths:
             raise FileNotFoundError(f"no images in {args.images}: give a folder of chessboard photos")
         camera = calibrate_camera((cv2.imread(str(p), cv2.IMREAD_COLOR) for p in paths), _chessboard(args))
@@ -265,9 +297,13 @@ def run_camera(args: argparse.Namespace) -> int:
 
 def _print_camera(camera: Any) -> None:
     matrix = np.asarray(camera.camera_matrix)
-    print(f"focal {matrix[0, 0]:.2f} x {matrix[1, 1]:.2f} px, centre ({matrix[0, 2]:.1f}, {matrix[1, 2]:.1f}) px, "
-          f"image {camera.image_size_px[0]}x{camera.image_size_px[1]}")
-    print(f"distortion {np.round(camera.distortion, 4).tolist()}, reprojection error {camera.reprojection_error_px:.3f} px")
+    print(
+        f"focal {matrix[0, 0]:.2f} x {matrix[1, 1]:.2f} px, centre ({matrix[0, 2]:.1f}, {matrix[1, 2]:.1f}) px, "
+        f"image {camera.image_size_px[0]}x{camera.image_size_px[1]}"
+    )
+    print(
+        f"distortion {np.round(camera.distortion, 4).tolist()}, reprojection error {camera.reprojection_error_px:.3f} px"
+    )
 
 
 # --- board -------------------------------------------------------------------------------------------
@@ -294,8 +330,10 @@ def run_board(args: argparse.Namespace) -> int:
     board = register_board(frame, dimensions, corners, setup.camera)
     print("corner holes (tl, tr, br, bl): " + "  ".join(f"{x:.1f},{y:.1f}" for x, y in board.corners_px))
     if board.has_pose:
-        print(f"board pose: {np.round(np.asarray(board.tvec_m) * 1000, 1).tolist()} mm from the camera, "
-              f"rotation {np.round(board.rvec_rad, 4).tolist()} rad")
+        print(
+            f"board pose: {np.round(np.asarray(board.tvec_m) * 1000, 1).tolist()} mm from the camera, "
+            f"rotation {np.round(board.rvec_rad, 4).tolist()} rad"
+        )
     else:
         print("no camera calibration: corners only (run `c4robot calibrate camera` for the board's pose)")
     if truth is not None:
@@ -327,11 +365,15 @@ def run_colours(args: argparse.Namespace) -> int:
                 world.wait_until_settled()
             frame = world.render_camera()
     else:
-        print(f"put one of the robot's discs in column {robot_column + 1} and one of the person's in column {person_column + 1}")
+        print(
+            f"put one of the robot's discs in column {robot_column + 1} and one of the person's in column {person_column + 1}"
+        )
         frame = _read_frame(args)
     colours = colours_from_frame(frame, setup.board, robot_column, person_column)
-    print(f"robot plays {colours.robot} (BGR {np.round(colours.robot_bgr).astype(int).tolist()}), "
-          f"the person {colours.person} (BGR {np.round(colours.person_bgr).astype(int).tolist()})")
+    print(
+        f"robot plays {colours.robot} (BGR {np.round(colours.robot_bgr).astype(int).tolist()}), "
+        f"the person {colours.person} (BGR {np.round(colours.person_bgr).astype(int).tolist()})"
+    )
     _save(args, dataclasses.replace(setup, colours=colours))
     return 0
 
@@ -358,13 +400,15 @@ def _print_checks(checks: list[Any]) -> None:
 
 def _sim_drop_tester(world: Any, setup: Any, board: Any) -> Any:
     from calibration.arm_drops import ArmDropTester
-    from robot.drivers.sim import SimArm, sim_chain
+    from robot.arm.drivers.sim import SimArm, sim_chain
 
     def settled_frame() -> np.ndarray:
         world.wait_until_settled()
         return world.render_camera()
 
-    return ArmDropTester(SimArm(world), sim_chain(world), _arm_config(setup, None), setup.pick, list(setup.drops), board, settled_frame)
+    return ArmDropTester(
+        SimArm(world), sim_chain(world), _arm_config(setup, None), setup.pick, list(setup.drops), board, settled_frame
+    )
 
 
 def _taught_sim_setup(setup: Any) -> Any:
@@ -379,7 +423,9 @@ def _taught_sim_setup(setup: Any) -> Any:
     print("no taught drops in the file: starting from those taught with the sim board at its home position")
     with World() as home_world:
         taught = sim_setup(home_world)
-    return dataclasses.replace(taught, camera=setup.camera or taught.camera, colours=setup.colours or taught.colours, arm=setup.arm)
+    return dataclasses.replace(
+        taught, camera=setup.camera or taught.camera, colours=setup.colours or taught.colours, arm=setup.arm
+    )
 
 
 def run_drops(args: argparse.Namespace) -> int:
@@ -400,7 +446,9 @@ def run_drops(args: argparse.Namespace) -> int:
         true_drops, _ = sim_arm_poses(world)
     _print_checks(checks)
     print(f"every column's test drop landed right after {len(checks)} drops")
-    error_mm = max(1000 * float(np.linalg.norm(np.subtract(a.xyz_m, b.xyz_m))) for a, b in zip(drops, true_drops))
+    error_mm = max(
+        1000 * float(np.linalg.norm(np.subtract(a.xyz_m, b.xyz_m))) for a, b in zip(drops, true_drops, strict=False)
+    )
     print(f"sim truth: largest drop pose error {error_mm:.1f} mm")
     _save(args, dataclasses.replace(setup, board=board_now, drops=drops))
     return 0
@@ -421,15 +469,17 @@ def _read_key() -> str:
 
 
 JOG_KEYS = {"w": (0, 1), "s": (0, -1), "a": (1, 1), "d": (1, -1), "r": (2, 1), "f": (2, -1)}
-JOG_HELP = ("w/s: x +/-  a/d: y +/-  r/f: z +/-  q/e: turn the disc  1/2/3: step 1/5/20 mm  "
-            "g: grip a disc  Enter: this pose  x: abort")
+JOG_HELP = (
+    "w/s: x +/-  a/d: y +/-  r/f: z +/-  q/e: turn the disc  1/2/3: step 1/5/20 mm  "
+    "g: grip a disc  Enter: this pose  x: abort"
+)
 
 
 def _jog_to_pose(arm: Any, chain: Any, config: Any, what: str) -> Any:
     """Let the person jog the tool with keys until Enter; returns the pose as an ArmPose."""
     from calibration.store import ArmPose
-    from robot.planner import ToolPose
-    from robot.trajectory import JointTrajectory, plan_segment
+    from robot.arm.planner import ToolPose
+    from robot.arm.trajectory import JointTrajectory, plan_segment
 
     tool = chain.forward(arm.joint_state())
     position = tool[:3, 3].copy()
@@ -459,12 +509,16 @@ def _jog_to_pose(arm: Any, chain: Any, config: Any, what: str) -> Any:
         result = chain.inverse(ToolPose(tuple(target), target_yaw).matrix(), seed=arm.joint_state())
         arm.follow(JointTrajectory((plan_segment(arm.joint_state(), result.q, config.limits(chain.dof)),)))
         position, yaw = target, target_yaw
-        print(f"\r  x {1000 * position[0]:7.1f}  y {1000 * position[1]:7.1f}  z {1000 * position[2]:7.1f} mm  "
-              f"yaw {math.degrees(yaw):6.1f} deg  step {1000 * step_m:.0f} mm   ", end="", flush=True)
+        print(
+            f"\r  x {1000 * position[0]:7.1f}  y {1000 * position[1]:7.1f}  z {1000 * position[2]:7.1f} mm  "
+            f"yaw {math.degrees(yaw):6.1f} deg  step {1000 * step_m:.0f} mm   ",
+            end="",
+            flush=True,
+        )
 
 
 def _open_arm(config: Any, chain: Any) -> Any:
-    from robot.drivers import serial_arm
+    from robot.arm.drivers import serial_arm
 
     if not config.serial.port:
         raise ValueError("no serial port for the arm: give --serial PORT or set port in the [arm] section")
@@ -477,7 +531,7 @@ def _run_jogged_drops(args: argparse.Namespace) -> int:
 
     from calibration.arm_drops import ArmDropTester
     from calibration.drops import interpolate_drops, verify_and_correct
-    from robot.kinematics import KinematicChain
+    from robot.arm.kinematics import KinematicChain
     from sim.config import DEFAULT_ARM_URDF
 
     if not sys.stdin.isatty():
@@ -493,7 +547,9 @@ def _run_jogged_drops(args: argparse.Namespace) -> int:
         pick = _jog_to_pose(arm, chain, config, "onto the disc waiting in the dispenser (g grips it)")
         arm.grip()
         if args.each:
-            drops = tuple(_jog_to_pose(arm, chain, config, f"over column {c + 1}, ready to release") for c in range(cols))
+            drops = tuple(
+                _jog_to_pose(arm, chain, config, f"over column {c + 1}, ready to release") for c in range(cols)
+            )
         else:
             first = _jog_to_pose(arm, chain, config, "over column 1, ready to release")
             last = _jog_to_pose(arm, chain, config, f"over column {cols}, ready to release")
@@ -543,7 +599,9 @@ def run_check(args: argparse.Namespace) -> int:
             problems.append(f"no {name} calibration")
     if not setup.drops:
         problems.append("no drops calibration")
-    print(f"sections: {', '.join(n for n in ('camera', 'board', 'colours', 'pick', 'drops', 'arm') if getattr(setup, n))}")
+    print(
+        f"sections: {', '.join(n for n in ('camera', 'board', 'colours', 'pick', 'drops', 'arm') if getattr(setup, n))}"
+    )
     with _sim_world(args) if args.sim else _no_world() as world:
         if setup.board is not None:
             frame = world.render_camera() if world is not None else _read_frame(args)
@@ -551,7 +609,9 @@ def run_check(args: argparse.Namespace) -> int:
             drift_px = _corner_error_px(seen, setup.board)
             print(f"board corners moved {drift_px:.1f} px since calibration")
             if drift_px > CORNER_DRIFT_LIMIT_PX:
-                problems.append(f"the board moved {drift_px:.1f} px: run `c4robot calibrate board` and `calibrate drops`")
+                problems.append(
+                    f"the board moved {drift_px:.1f} px: run `c4robot calibrate board` and `calibrate drops`"
+                )
         if args.drops and setup.drops and setup.board is not None and setup.pick is not None:
             problems += _check_drops(args, setup, world)
     for problem in problems:
@@ -604,10 +664,18 @@ def run_bench(args: argparse.Namespace) -> int:
         rows.append(("camera: time", f"{time.perf_counter() - started:.1f} s", ""))
         taught = dataclasses.replace(sim_setup(world), camera=camera)
         taught = dataclasses.replace(taught, board=register_board(world.render_camera(), taught.board, camera=camera))
-        rows.append(("board: corner error (home)", f"{_corner_error_px(taught.board, sim_board(world, camera)):.2f} px", "< 2 px"))
+        rows.append(
+            (
+                "board: corner error (home)",
+                f"{_corner_error_px(taught.board, sim_board(world, camera)):.2f} px",
+                "< 2 px",
+            )
+        )
     turn_rad = math.radians(args.turn_deg)
     direction = math.radians(-45.0)  # sideways and away from the arm (towards it, the arm reaches its limit)
-    moved = WorldConfig().with_board_pose(args.shift_mm / 1000 * math.cos(direction), args.shift_mm / 1000 * math.sin(direction), turn_rad)
+    moved = WorldConfig().with_board_pose(
+        args.shift_mm / 1000 * math.cos(direction), args.shift_mm / 1000 * math.sin(direction), turn_rad
+    )
     with World(moved, seed=args.seed) as world:
         truth_board = sim_board(world, camera)
         board_now = register_board(world.render_camera(), taught.board, camera=camera)

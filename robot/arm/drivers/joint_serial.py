@@ -19,9 +19,9 @@ from collections.abc import Callable
 import numpy as np
 
 from robot.arm import Arm, ArmConfig, ArmStatus
-from robot.drivers import joint_wire as wire
-from robot.drivers.serial_link import Deadline, LineLink, PortLostError
-from robot.trajectory import JointTrajectory
+from robot.arm.drivers import joint_wire as wire
+from robot.arm.drivers.serial_link import Deadline, LineLink, PortLostError
+from robot.arm.trajectory import JointTrajectory
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +67,9 @@ class JointSerialArm(Arm):
             raise
         self.dof = self.hello.dof
         self._free = self.hello.queue_size
-        log.info("arm on %s: protocol %d, %d joints, session %s", self.port, self.hello.version, self.dof, self.hello.session)
+        log.info(
+            "arm on %s: protocol %d, %d joints, session %s", self.port, self.hello.version, self.dof, self.hello.session
+        )
 
     def close(self) -> None:
         self.link.close()
@@ -91,14 +93,20 @@ class JointSerialArm(Arm):
             else:
                 continue
             if hello.version != wire.PROTOCOL_VERSION:
-                raise ConnectionError(f"arm on {self.port} speaks joint protocol {hello.version}, this driver {wire.PROTOCOL_VERSION}: "
-                                      "flash the sketch in robot/firmware/")
+                raise ConnectionError(
+                    f"arm on {self.port} speaks joint protocol {hello.version}, this driver {wire.PROTOCOL_VERSION}: "
+                    "flash the sketch in robot/arm/firmware/"
+                )
             return hello
         if heard:
-            raise ConnectionError(f"arm on {self.port} answers garbage ({heard[-1][:40]!r}): check the baud rate "
-                                  f"({self.settings.baud_rate}) and that it runs the c4arm sketch from robot/firmware/")
-        raise TimeoutError(f"arm on {self.port} is silent: no answer to HELLO in {self.settings.handshake_timeout_s:.0f} s; "
-                           "check its power, the port and the baud rate")
+            raise ConnectionError(
+                f"arm on {self.port} answers garbage ({heard[-1][:40]!r}): check the baud rate "
+                f"({self.settings.baud_rate}) and that it runs the c4arm sketch from robot/arm/firmware/"
+            )
+        raise TimeoutError(
+            f"arm on {self.port} is silent: no answer to HELLO in {self.settings.handshake_timeout_s:.0f} s; "
+            "check its power, the port and the baud rate"
+        )
 
     def _recover(self) -> None:
         """Reopen a lost port; ArmResetError when the firmware restarted meanwhile."""
@@ -107,8 +115,10 @@ class JointSerialArm(Arm):
         hello = self._handshake()
         if session is not None and hello.session != session:
             self.hello = hello
-            raise ArmResetError(f"arm on {self.port} restarted (session {session} -> {hello.session}) and lost its "
-                                "motion: check its power supply, then home it and play again")
+            raise ArmResetError(
+                f"arm on {self.port} restarted (session {session} -> {hello.session}) and lost its "
+                "motion: check its power supply, then home it and play again"
+            )
 
     # -- commands --------------------------------------------------------------------------
 
@@ -128,10 +138,14 @@ class JointSerialArm(Arm):
                 log.info("arm on %s: no answer to %s (seq %d), try %d", self.port, name, self._seq, attempt + 1)
                 continue
             if not reply.is_ok:
-                raise ArmCommandError(f"arm on {self.port} refused {name}: {reply.error_text} (code {reply.error_code})")
+                raise ArmCommandError(
+                    f"arm on {self.port} refused {name}: {reply.error_text} (code {reply.error_code})"
+                )
             return reply
-        raise TimeoutError(f"arm on {self.port} did not acknowledge {name} after {self.settings.retries + 1} tries "
-                           f"of {self.settings.reply_timeout_s:.1f} s: check the cable; the arm stops when it hears nothing")
+        raise TimeoutError(
+            f"arm on {self.port} did not acknowledge {name} after {self.settings.retries + 1} tries "
+            f"of {self.settings.reply_timeout_s:.1f} s: check the cable; the arm stops when it hears nothing"
+        )
 
     def _await(self, seq: int, deadline: Deadline) -> wire.Reply | None:
         while (line := self.link.read_line(deadline)) is not None:
@@ -158,7 +172,9 @@ class JointSerialArm(Arm):
             if status.state == "IDLE" and status.queued == 0:
                 return
             if deadline.is_expired:
-                raise TimeoutError(f"arm on {self.port} still moving after {timeout_s:.1f} s: check for a blocked joint")
+                raise TimeoutError(
+                    f"arm on {self.port} still moving after {timeout_s:.1f} s: check for a blocked joint"
+                )
             time.sleep(STATUS_POLL_S)
 
     def _stop_on_interrupt(self, motion: Callable[[], None]) -> None:
@@ -208,8 +224,13 @@ class JointSerialArm(Arm):
 
     def status(self) -> ArmStatus:
         status = self._status()
-        return ArmStatus(self.link.is_open, status.state == "MOVING", status.gripping, tuple(float(v) for v in status.q_rad),
-                         "stopped: home it" if status.state == "STOPPED" else None)
+        return ArmStatus(
+            self.link.is_open,
+            status.state == "MOVING",
+            status.gripping,
+            tuple(float(v) for v in status.q_rad),
+            "stopped: home it" if status.state == "STOPPED" else None,
+        )
 
     def now_s(self) -> float:
         return time.monotonic()

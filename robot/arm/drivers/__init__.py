@@ -1,20 +1,20 @@
 """Arm drivers: `sim` (the PyBullet arm), `gcode` (Cartesian desktop arms), `joint_serial` (Arduino servo arms).
 
 `serial_arm(config, chain)` picks the serial driver named by `config.serial.protocol`; the sim driver
-is `robot.drivers.sim.SimArm(world)`. The wire formats are pure functions in `joint_wire` and
+is `robot.arm.drivers.sim.SimArm(world)`. The wire formats are pure functions in `joint_wire` and
 `gcode_wire`, the port handling in `serial_link`.
 """
 
 from __future__ import annotations
 
 from robot.arm import Arm, ArmConfig
-from robot.kinematics import KinematicChain
+from robot.arm.kinematics import KinematicChain
 
 
 def serial_arm(config: ArmConfig, chain: KinematicChain) -> Arm:
     """The (not yet connected) serial driver for `config.serial.protocol`: "joint" or "gcode"."""
-    from robot.drivers.gcode import GcodeArm
-    from robot.drivers.joint_serial import JointSerialArm
+    from robot.arm.drivers.gcode import GcodeArm
+    from robot.arm.drivers.joint_serial import JointSerialArm
 
     drivers = {"joint": lambda: JointSerialArm(config), "gcode": lambda: GcodeArm(config, chain)}
     return drivers[config.serial.protocol]()

@@ -9,18 +9,18 @@ the two namings so the game loop sees only players' values.
 from __future__ import annotations
 
 import logging
-
-import numpy as np
-
 import random
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
+
 from engine import Position
-from robot.game import BoardWatcher, Game, GameLog, GameSettings
-from robot.opponents import Opponent, parse_opponent
-from robot.planner import Planner, play_column
-from robot.recorder import Recorder
+from robot.arm.planner import Planner, play_column
+from robot.game.log import GameLog
+from robot.game.loop import BoardWatcher, Game, GameSettings
+from robot.game.opponents import Opponent, parse_opponent
+from robot.game.recorder import Recorder
 from vision import MoveEvent, MoveKind
 
 log = logging.getLogger(__name__)
@@ -37,8 +37,15 @@ class SimTable:
     puts it right when the game tells them what is wrong (`person_fixes`).
     """
 
-    def __init__(self, world, arm, planner: Planner, opponent: Opponent, robot_first: bool,
-                 mischief: dict[int, str] | None = None) -> None:
+    def __init__(
+        self,
+        world,
+        arm,
+        planner: Planner,
+        opponent: Opponent,
+        robot_first: bool,
+        mischief: dict[int, str] | None = None,
+    ) -> None:
         self.world = world
         self.arm = arm
         self.planner = planner
@@ -117,12 +124,19 @@ class SimGame:
     calibration file made with `c4robot calibrate ... --sim`.
     """
 
-    def __init__(self, seed: int | None, gui: bool, opponent: str, robot_first: bool,
-                 tell: Callable[[str], None],
-                 mischief: dict[int, str] | None = None, record: Path | None = None,
-                 config_path: Path | None = None) -> None:
+    def __init__(
+        self,
+        seed: int | None,
+        gui: bool,
+        opponent: str,
+        robot_first: bool,
+        tell: Callable[[str], None],
+        mischief: dict[int, str] | None = None,
+        record: Path | None = None,
+        config_path: Path | None = None,
+    ) -> None:
         import calibration
-        from robot.drivers.sim import SimArm, sim_planner
+        from robot.arm.drivers.sim import SimArm, sim_planner
         from sim import World, WorldConfig
         from vision.cameras import SimCamera
 
@@ -130,16 +144,21 @@ class SimGame:
         try:
             rng = random.Random(seed)
             person = parse_opponent(opponent, rng, input, tell)
-            self.table = SimTable(self.world, SimArm(self.world), sim_planner(self.world), person, robot_first,
-                                  mischief)
+            self.table = SimTable(
+                self.world, SimArm(self.world), sim_planner(self.world), person, robot_first, mischief
+            )
             setup = calibration.load(config_path) if config_path else calibration.sim_setup(self.world, ROBOT_DISCS)
             if setup.board is None or setup.colours is None:
-                raise ValueError(f"the calibration {config_path} has no board or colours section: "
-                                 f"run `c4robot calibrate board --sim` and `calibrate colours --sim`")
+                raise ValueError(
+                    f"the calibration {config_path} has no board or colours section: "
+                    f"run `c4robot calibrate board --sim` and `calibrate colours --sim`"
+                )
             colours = (setup.colours.robot_bgr, setup.colours.person_bgr)
             self.recorder = Recorder(record) if record else None
             self.watcher = BoardWatcher(
-                SimCamera(self.world), (setup.board.rows, setup.board.cols), np.asarray(setup.board.corners_px),
+                SimCamera(self.world),
+                (setup.board.rows, setup.board.cols),
+                np.asarray(setup.board.corners_px),
                 colours if robot_first else colours[::-1],
                 on_frame=self.recorder.on_frame if self.recorder else None,
             )

@@ -14,14 +14,13 @@ import math
 from pathlib import Path
 
 import numpy as np
+import pybullet  # noqa: E402 - after sim, which imports it without its stdout banner
 
 from robot.arm import Arm, ArmConfig, ArmStatus
-from robot.kinematics import KinematicChain, homogeneous
-from robot.planner import KeepOutBox, Planner, ToolPose, Workcell
-from robot.trajectory import JointTrajectory
+from robot.arm.kinematics import KinematicChain, homogeneous
+from robot.arm.planner import KeepOutBox, Planner, ToolPose, Workcell
+from robot.arm.trajectory import JointTrajectory
 from sim import World
-
-import pybullet  # noqa: E402 - after sim, which imports it without its stdout banner
 
 log = logging.getLogger(__name__)
 

@@ -34,7 +34,14 @@ class UrdfError(ValueError):
 
 def rotation_from_rpy(roll: float, pitch: float, yaw: float) -> np.ndarray:
     """URDF's fixed-axis roll, pitch, yaw as a 3x3 rotation (Rz(yaw) Ry(pitch) Rx(roll))."""
-    cr, sr, cp, sp, cy, sy = math.cos(roll), math.sin(roll), math.cos(pitch), math.sin(pitch), math.cos(yaw), math.sin(yaw)
+    cr, sr, cp, sp, cy, sy = (
+        math.cos(roll),
+        math.sin(roll),
+        math.cos(pitch),
+        math.sin(pitch),
+        math.cos(yaw),
+        math.sin(yaw),
+    )
     return np.array(
         [
             [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
@@ -173,7 +180,9 @@ class KinematicChain:
             if kind not in MOVING_JOINT_KINDS:
                 continue
             axis_element = joint.find("axis")
-            axis = np.array([float(v) for v in (axis_element.get("xyz") if axis_element is not None else "1 0 0").split()])
+            axis = np.array(
+                [float(v) for v in (axis_element.get("xyz") if axis_element is not None else "1 0 0").split()]
+            )
             axis = axis / np.linalg.norm(axis)
             limit = joint.find("limit")
             lower, upper = (-math.inf, math.inf) if kind == "continuous" else (-math.pi, math.pi)
@@ -192,7 +201,7 @@ class KinematicChain:
         """Each joint's frame (after its motion) in the base frame, then the tip's; for clearance checks."""
         transform = np.eye(4)
         frames = []
-        for joint, value in zip(self.joints, np.asarray(q, dtype=float)):
+        for joint, value in zip(self.joints, np.asarray(q, dtype=float), strict=False):
             transform = transform @ joint.origin
             if joint.kind == "prismatic":
                 transform = transform @ homogeneous(np.eye(3), joint.axis * value)
@@ -211,7 +220,7 @@ class KinematicChain:
         frames = self.joint_frames(q)
         tip = frames[-1][:3, 3]
         jac = np.zeros((6, self.dof))
-        for i, (joint, frame) in enumerate(zip(self.joints, frames)):
+        for i, (joint, frame) in enumerate(zip(self.joints, frames, strict=False)):
             axis = frame[:3, :3] @ joint.axis
             if joint.kind == "prismatic":
                 jac[:3, i] = axis
@@ -244,7 +253,7 @@ class KinematicChain:
         error = self._residual(q, target, with_orientation)
         cost = float(error @ error)
         iteration = 0
-        for iteration in range(1, max_iterations + 1):
+        for iteration in range(1, max_iterations + 1):  # noqa: B007 - the count is reported after the loop
             if math.sqrt(cost) < tolerance_m * 0.01:
                 break
             jac = self.jacobian(q)
@@ -254,7 +263,9 @@ class KinematicChain:
                 jac = jac[:3]
             # Levenberg-Marquardt: a damped Gauss-Newton step, damping adapted to whether the step helped.
             normal = jac.T @ jac
-            step = np.linalg.solve(normal + damping * (np.diag(np.diag(normal)) + 1e-9 * np.eye(self.dof)), jac.T @ error)
+            step = np.linalg.solve(
+                normal + damping * (np.diag(np.diag(normal)) + 1e-9 * np.eye(self.dof)), jac.T @ error
+            )
             candidate = self.clamp(q + step)
             candidate_error = self._residual(candidate, target, with_orientation)
             candidate_cost = float(candidate_error @ candidate_error)
@@ -291,7 +302,7 @@ class KinematicChain:
         start = (finite_lower + finite_upper) / 2.0 if seed is None else np.asarray(seed, dtype=float)
         rng = np.random.default_rng(0)
         best: IkResult | None = None
-        for attempt in range(restarts + 1):
+        for _attempt in range(restarts + 1):
             result = self._solve_from(target, start, with_orientation, tolerance_m, max_iterations)
             if result.position_error_m <= tolerance_m and result.orientation_error_rad <= tolerance_rad:
                 return result

@@ -9,6 +9,7 @@ stealing replies. Link failures become `PortLostError` (a ConnectionError) namin
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import logging
 import time
@@ -58,11 +59,15 @@ def open_port(port: str, baud_rate: int) -> serial.Serial:
         cause = error.args[0] if error.args and isinstance(error.args[0], int) else getattr(error, "errno", None)
         text = str(error)
         if cause == errno.ENOENT or "No such file" in text or "could not open port" in text and "[Errno 2]" in text:
-            raise FileNotFoundError(f"serial port {port} not found: check the cable and the port name (ls /dev/tty*)") from None
+            raise FileNotFoundError(
+                f"serial port {port} not found: check the cable and the port name (ls /dev/tty*)"
+            ) from None
         if cause in (errno.EBUSY, errno.EAGAIN) or "lock" in text.lower() or "busy" in text.lower():
             raise ConnectionError(f"serial port {port} is busy: close the other program that has it open") from None
         if cause == errno.EACCES or "Permission denied" in text:
-            raise ConnectionError(f"no permission to open serial port {port}: add yourself to the 'dialout' group") from None
+            raise ConnectionError(
+                f"no permission to open serial port {port}: add yourself to the 'dialout' group"
+            ) from None
         raise ConnectionError(f"cannot open serial port {port}: {text}") from None
     except ValueError as error:
         raise ValueError(f"serial settings for {port}: {error}") from None
@@ -89,10 +94,8 @@ class LineLink:
 
     def close(self) -> None:
         if self._port is not None:
-            try:
+            with contextlib.suppress(LINK_ERRORS):
                 self._port.close()
-            except LINK_ERRORS:
-                pass
             self._port = None
             self._buffer = b""
 
@@ -109,8 +112,10 @@ class LineLink:
             except (FileNotFoundError, ConnectionError) as error:
                 log.info("serial port %s: reopen try %d failed: %s", self.port_name, attempt, error)
             wait_s *= 2
-        raise PortLostError(f"serial port {self.port_name} went away and did not come back after {attempts} tries: "
-                            "check the cable and the arm's power, then connect again")
+        raise PortLostError(
+            f"serial port {self.port_name} went away and did not come back after {attempts} tries: "
+            "check the cable and the arm's power, then connect again"
+        )
 
     def _require_port(self) -> serial.Serial:
         if self._port is None:
@@ -140,7 +145,7 @@ class LineLink:
         while True:
             newline = self._buffer.find(b"\n")
             if newline >= 0:
-                line, self._buffer = self._buffer[:newline], self._buffer[newline + 1:]
+                line, self._buffer = self._buffer[:newline], self._buffer[newline + 1 :]
                 return line.rstrip(b"\r")
             if len(self._buffer) > MAX_LINE_BYTES:
                 self.garbage_lines += 1

@@ -4,20 +4,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import statistics
 import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from robot.commands import COMMON
+from engine.testsets import DEFAULT_TESTSETS, SET_NAMES, read_test_set
+from robot.cli.common import COMMON, quantile
 
 if TYPE_CHECKING:
     from engine import Solver
 
-DEFAULT_TESTSETS = Path(__file__).resolve().parents[2].parent / "shared" / "engine" / "testsets"
-SET_NAMES = ("L3_R1", "L2_R1", "L2_R2", "L1_R1", "L1_R2", "L1_R3")
 
 # The Pons C++ solver measured on a 2-core machine like ours (../shared/engine/REFERENCE.md):
 # (median ms, p95 ms, max ms, mean nodes) per set and mode, first 200 lines (22-24 for L1_R3).
@@ -33,14 +31,21 @@ REFERENCE = {
 }
 
 SOLVE_HELP = "exact scores of positions: move strings on stdin, 'MOVES SCORE NODES MICROSECONDS' on stdout"
-ANALYZE_HELP = ("the exact score of every column of a position, and the best move; the books answer for the "
-                "robot's lines and (--weak) the first plies at once, the solver does the rest")
+ANALYZE_HELP = (
+    "the exact score of every column of a position, and the best move; the books answer for the "
+    "robot's lines and (--weak) the first plies at once, the solver does the rest"
+)
 
 
 def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubParsersAction) -> None:
     """Add `solve`, `analyze` and the `engine` benchmark."""
-    solve = commands.add_parser("solve", parents=[COMMON], help=SOLVE_HELP, description=SOLVE_HELP + (
-        ". A line may carry a second field (the expected score of the public test sets), which is ignored."))
+    solve = commands.add_parser(
+        "solve",
+        parents=[COMMON],
+        help=SOLVE_HELP,
+        description=SOLVE_HELP
+        + (". A line may carry a second field (the expected score of the public test sets), which is ignored."),
+    )
     solve.add_argument("--weak", action="store_true", help="only win (1), draw (0) or loss (-1): faster")
     _add_table_flag(solve)
     solve.set_defaults(run=run_solve)
@@ -52,25 +57,47 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
     _add_table_flag(analyze)
     analyze.set_defaults(run=run_analyze)
 
-    bench = bench_targets.add_parser("engine", parents=[COMMON], help="the exact solver on the public test sets, "
-                                     "beside the C++ reference (--play: the player's moves instead)")
+    bench = bench_targets.add_parser(
+        "engine",
+        parents=[COMMON],
+        help="the exact solver on the public test sets, beside the C++ reference (--play: the player's moves instead)",
+    )
     bench.add_argument("--lines", type=int, default=50, help="first N lines of each set (default 50)")
     bench.add_argument("--sets", default=",".join(SET_NAMES), help="comma-separated sets (default: all six)")
     bench.add_argument("--weak", action="store_true", help="win/draw/loss only")
-    bench.add_argument("--testsets", type=Path, default=DEFAULT_TESTSETS, help=f"folder of Test_* files "
-                       f"(default {DEFAULT_TESTSETS})")
-    bench.add_argument("--warm", action="store_true", help="keep the table between positions (default: cleared "
-                       "before each, untimed, as in the reference)")
+    bench.add_argument(
+        "--testsets", type=Path, default=DEFAULT_TESTSETS, help=f"folder of Test_* files (default {DEFAULT_TESTSETS})"
+    )
+    bench.add_argument(
+        "--warm",
+        action="store_true",
+        help="keep the table between positions (default: cleared before each, untimed, as in the reference)",
+    )
     bench.add_argument("--play", action="store_true", help="measure the player's moves (engine.search) instead")
     bench.add_argument("--games", type=int, default=None, help="with --play: games to play")
     bench.add_argument("--no-book", action="store_true", help="with --play: without the opening book")
     bench.add_argument("--no-ponder", action="store_true", help="with --play: without pondering")
-    bench.add_argument("--openings", type=int, default=2, metavar="K", help="with --games or --budget: random "
-                       "plies before the robot plays (default 2: off its book at once; 0: from the empty board)")
-    bench.add_argument("--budget", type=int, metavar="N", help="time N robot answers in games from random "
-                       "openings (book on, no pondering): does every answer keep the 500 ms budget?")
-    bench.add_argument("--width", type=int, default=7, help="with --budget: board columns (default 7; 9x7 and "
-                       "8x8 play by the heuristic search alone)")
+    bench.add_argument(
+        "--openings",
+        type=int,
+        default=2,
+        metavar="K",
+        help="with --games or --budget: random "
+        "plies before the robot plays (default 2: off its book at once; 0: from the empty board)",
+    )
+    bench.add_argument(
+        "--budget",
+        type=int,
+        metavar="N",
+        help="time N robot answers in games from random "
+        "openings (book on, no pondering): does every answer keep the 500 ms budget?",
+    )
+    bench.add_argument(
+        "--width",
+        type=int,
+        default=7,
+        help="with --budget: board columns (default 7; 9x7 and 8x8 play by the heuristic search alone)",
+    )
     bench.add_argument("--height", type=int, default=6, help="with --budget: board rows (default 6)")
     _add_table_flag(bench)
     bench.set_defaults(run=run_bench)
@@ -130,7 +157,8 @@ def describe_score(score: int, stones_to_move: int, stones_other: int, weak: boo
 
 def run_analyze(args: argparse.Namespace) -> int:
     from engine import Position, Solver
-    from engine.search import book_score, centre_first
+    from engine.position import centre_first
+    from engine.search import book_score
 
     position = Position.from_moves(args.moves)
     started = time.perf_counter()
@@ -141,16 +169,22 @@ def run_analyze(args: argparse.Namespace) -> int:
     best = max((col for col in centre_first(position.width) if scores[col] is not None), key=lambda col: scores[col])
     outcomes = [None if s is None else describe_score(s, mine, theirs, args.weak) for s in scores]
     if args.json:
-        print(json.dumps({
-            "moves": args.moves,
-            "to_move": position.side_to_move,
-            "weak": args.weak,
-            "columns": [None if s is None else {"column": col + 1, "score": s, "outcome": outcomes[col]}
-                        for col, s in enumerate(scores)],
-            "best": best + 1,
-            "score": scores[best],
-            "seconds": round(elapsed_s, 6),
-        }))
+        print(
+            json.dumps(
+                {
+                    "moves": args.moves,
+                    "to_move": position.side_to_move,
+                    "weak": args.weak,
+                    "columns": [
+                        None if s is None else {"column": col + 1, "score": s, "outcome": outcomes[col]}
+                        for col, s in enumerate(scores)
+                    ],
+                    "best": best + 1,
+                    "score": scores[best],
+                    "seconds": round(elapsed_s, 6),
+                }
+            )
+        )
         return 0
     print(position)
     print(f"player {position.side_to_move} to move")
@@ -159,20 +193,6 @@ def run_analyze(args: argparse.Namespace) -> int:
         print(f"column {col + 1}: {text}{'   <- best' if col == best else ''}")
     print(f"best move: column {best + 1} ({outcomes[best]}), {elapsed_s:.3f} s")
     return 0
-
-
-def quantile(sorted_values: list[float], share: float) -> float:
-    """The smallest value at or above `share` of the values (nearest rank)."""
-    return sorted_values[max(0, math.ceil(share * len(sorted_values)) - 1)]
-
-
-def read_test_set(folder: Path, name: str, lines: int) -> list[tuple[str, int]]:
-    """The first `lines` (moves, score) pairs of one public test set."""
-    path = folder / f"Test_{name}"
-    if not path.is_file():
-        raise FileNotFoundError(f"test set {path} not found: give the folder of Test_* files with --testsets DIR")
-    rows = [row.split() for row in path.read_text().splitlines() if row.strip()][:lines]
-    return [(moves, int(score)) for moves, score in rows]
 
 
 def _python_call_us(solver: Solver) -> float:
@@ -190,7 +210,7 @@ def _python_call_us(solver: Solver) -> float:
 
 def run_bench(args: argparse.Namespace) -> int:
     if args.play or args.budget is not None:
-        from robot.commands.player_commands import bench_budget, bench_play
+        from robot.cli.player_commands import bench_budget, bench_play
 
         return bench_budget(args) if args.budget is not None else bench_play(args)
     from engine import Position, Solver
@@ -208,25 +228,34 @@ def run_bench(args: argparse.Namespace) -> int:
     solver = Solver(args.table_mb)
     started = time.perf_counter()
     solver.solve_many([Position.from_moves("2252576253462244111563365343671351441")])  # loads (or compiles) the kernels
-    print(f"kernels ready in {time.perf_counter() - started:.2f} s; table {solver.table.size_mb:.0f} MB "
-          f"{'kept' if args.warm else 'cleared before each position (untimed)'}; "
-          f"{'weak' if args.weak else 'strong'} mode")
-    print(f"times are each position's search, timed inside the kernel; one call of Solver.solve from Python "
-          f"adds {_python_call_us(solver):.1f} us (bench solves each set in one call)")
-    header = (f"{'set':<7}{'pos':>5}{'exact':>6}{'median ms':>11}{'p95 ms':>10}{'max ms':>10}{'mean nodes':>12}"
-              f"{'Mnodes/s':>9} | {'ref med':>8}{'ref p95':>9}{'ref max':>9}{'ref nodes':>11}")
+    print(
+        f"kernels ready in {time.perf_counter() - started:.2f} s; table {solver.table.size_mb:.0f} MB "
+        f"{'kept' if args.warm else 'cleared before each position (untimed)'}; "
+        f"{'weak' if args.weak else 'strong'} mode"
+    )
+    print(
+        f"times are each position's search, timed inside the kernel; one call of Solver.solve from Python "
+        f"adds {_python_call_us(solver):.1f} us (bench solves each set in one call)"
+    )
+    header = (
+        f"{'set':<7}{'pos':>5}{'exact':>6}{'median ms':>11}{'p95 ms':>10}{'max ms':>10}{'mean nodes':>12}"
+        f"{'Mnodes/s':>9} | {'ref med':>8}{'ref p95':>9}{'ref max':>9}{'ref nodes':>11}"
+    )
     print(header)
     print("-" * len(header))
     for name, rows in sets.items():
         results = solver.solve_many([Position.from_moves(moves) for moves, _ in rows], args.weak, cold=not args.warm)
         expected_scores = [outcome(e) if args.weak else e for _, e in rows]
-        exact = all(result.score == expected for result, expected in zip(results, expected_scores))
+        exact = all(result.score == expected for result, expected in zip(results, expected_scores, strict=False))
         times_ms = sorted(result.elapsed_s * 1e3 for result in results)
         nodes = sum(result.nodes for result in results)
         p95 = quantile(times_ms, 0.95)
         rate = nodes / max(sum(times_ms) / 1e3, 1e-9) / 1e6
         reference = REFERENCE.get((name, args.weak))
-        ref_text = ("{:>8g}{:>9g}{:>9g}{:>11,}".format(*reference) if reference else f"{'-':>8}{'-':>9}{'-':>9}{'-':>11}")
-        print(f"{name:<7}{len(rows):>5}{'yes' if exact else 'NO':>6}{statistics.median(times_ms):>11.4f}{p95:>10.3f}"
-              f"{times_ms[-1]:>10.1f}{nodes / len(rows):>12,.0f}{rate:>9.2f} | {ref_text}", flush=True)
+        ref_text = "{:>8g}{:>9g}{:>9g}{:>11,}".format(*reference) if reference else f"{'-':>8}{'-':>9}{'-':>9}{'-':>11}"
+        print(
+            f"{name:<7}{len(rows):>5}{'yes' if exact else 'NO':>6}{statistics.median(times_ms):>11.4f}{p95:>10.3f}"
+            f"{times_ms[-1]:>10.1f}{nodes / len(rows):>12,.0f}{rate:>9.2f} | {ref_text}",
+            flush=True,
+        )
     return 0

@@ -102,11 +102,13 @@ class JointTrajectory:
     segments: tuple[Segment, ...]
 
     @classmethod
-    def through(cls, waypoints: list[np.ndarray], limits: MotionLimits, profile: Profile = "trapezoid") -> JointTrajectory:
+    def through(
+        cls, waypoints: list[np.ndarray], limits: MotionLimits, profile: Profile = "trapezoid"
+    ) -> JointTrajectory:
         """Stop at every waypoint in turn, each leg as fast as the limits allow."""
         if len(waypoints) < 2:
             raise ValueError("a trajectory needs at least two waypoints")
-        return cls(tuple(plan_segment(a, b, limits, profile) for a, b in zip(waypoints, waypoints[1:])))
+        return cls(tuple(plan_segment(a, b, limits, profile) for a, b in zip(waypoints, waypoints[1:], strict=False)))
 
     @property
     def duration_s(self) -> float:

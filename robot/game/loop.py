@@ -17,28 +17,25 @@ simulated person and the world's true board (to report where discs really landed
 
 from __future__ import annotations
 
-import json
 import logging
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 
-from calibration.store import write_atomically
 from engine import Position
 from engine.ponder import Ponderer
 from engine.search import Limit, search, warm_up
+from robot.game.log import GameLog, RobotTurn
 from vision import BoardReading, MoveEvent, MoveKind, Stabiliser, detect_move, read
-from vision.moves import players_grid
 from vision.cameras import Camera
+from vision.moves import players_grid
 
 log = logging.getLogger(__name__)
-
-LOG_VERSION = 1
 
 
 class Table(Protocol):
@@ -70,88 +67,6 @@ class GameSettings:
     ponder: bool = True  # at level 10, solve the person's likely replies while they think
 
 
-@dataclass
-class RobotTurn:
-    """One robot turn's figures; columns 0-based here, 1-based in the JSON summary."""
-
-    column: int
-    landed: int | None
-    vision_s: float
-    engine_s: float
-    arm_s: float
-
-
-@dataclass
-class GameLog:
-    """The record of a game, saved atomically after every move so `--resume` can continue it.
-
-    `moves` are 0-based columns in play order; the file stores them as a 1-based move string.
-    """
-
-    robot_first: bool
-    rows: int
-    cols: int
-    moves: list[int] = field(default_factory=list)
-    turns: list[RobotTurn] = field(default_factory=list)
-    events: list[str] = field(default_factory=list)
-    board_agreement: bool = True
-    winner: str | None = None
-
-    @property
-    def move_string(self) -> str:
-        return "".join(str(column + 1) for column in self.moves)
-
-    def summary(self) -> dict:
-        """The `--json` summary of DESIGN.md: 1-based columns, the winner, per robot turn figures."""
-        return {
-            "moves": self.move_string,
-            "winner": self.winner,
-            "robot_first": self.robot_first,
-            "turns": [
-                {
-                    "column": turn.column + 1,
-                    "landed": None if turn.landed is None else turn.landed + 1,
-                    "vision_s": round(turn.vision_s, 4),
-                    "engine_s": round(turn.engine_s, 4),
-                    "arm_s": round(turn.arm_s, 3),
-                }
-                for turn in self.turns
-            ],
-            "board_agreement": self.board_agreement,
-            "events": list(self.events),
-        }
-
-    def save(self, path: Path) -> None:
-        """Write the log atomically: a crash mid-write leaves the previous log intact."""
-        document = {"version": LOG_VERSION, "rows": self.rows, "cols": self.cols, **self.summary()}
-        write_atomically(path, json.dumps(document, indent=1))
-
-    @classmethod
-    def load(cls, path: Path) -> GameLog:
-        """Read a saved log. Raises FileNotFoundError when there is none, ValueError when it is damaged."""
-        if not path.exists():
-            raise FileNotFoundError(f"no game log at {path}: there is no game to resume")
-        try:
-            document = json.loads(path.read_text())
-            if document.get("version") != LOG_VERSION:
-                raise ValueError(f"version {document.get('version')!r}, expected {LOG_VERSION}")
-            moves = document["moves"]
-            if not isinstance(moves, str) or not all(c.isdigit() and c != "0" for c in moves):
-                raise ValueError(f"moves {moves!r} is not a move string")
-            turns = [
-                RobotTurn(t["column"] - 1, None if t["landed"] is None else t["landed"] - 1, t["vision_s"],
-                          t["engine_s"], t["arm_s"])
-                for t in document["turns"]
-            ]
-            return cls(
-                robot_first=bool(document["robot_first"]), rows=int(document["rows"]), cols=int(document["cols"]),
-                moves=[int(c) - 1 for c in moves], turns=turns, events=list(document["events"]),
-                board_agreement=bool(document["board_agreement"]), winner=document["winner"],
-            )
-        except (ValueError, KeyError, TypeError) as error:
-            raise ValueError(f"the game log {path} is damaged ({error}): delete it to start a new game") from error
-
-
 class BoardUnseenError(TimeoutError):
     """The camera gave no stable reading of the board in time (blocked view, board out of frame)."""
 
@@ -163,9 +78,15 @@ class BoardWatcher:
     `on_frame` is called with each frame and its reading (for `--record`); the sim uses it to advance time.
     """
 
-    def __init__(self, camera: Camera, shape: tuple[int, int], corners: np.ndarray | None,
-                 colours: tuple[tuple[float, float, float], tuple[float, float, float]] | None,
-                 stable_frames: int = 3, on_frame: Callable[[np.ndarray, BoardReading], None] | None = None) -> None:
+    def __init__(
+        self,
+        camera: Camera,
+        shape: tuple[int, int],
+        corners: np.ndarray | None,
+        colours: tuple[tuple[float, float, float], tuple[float, float, float]] | None,
+        stable_frames: int = 3,
+        on_frame: Callable[[np.ndarray, BoardReading], None] | None = None,
+    ) -> None:
         self.camera = camera
         self.shape = shape
         self.corners = corners
@@ -194,9 +115,16 @@ class BoardWatcher:
 class Game:
     """One match: the state machine of the module docstring. `tell` speaks to the person."""
 
-    def __init__(self, table: Table, watcher: BoardWatcher, settings: GameSettings, log_path: Path | None,
-                 tell: Callable[[str], None], game_log: GameLog | None = None,
-                 on_move: Callable[[int, np.ndarray, BoardReading], None] | None = None) -> None:
+    def __init__(
+        self,
+        table: Table,
+        watcher: BoardWatcher,
+        settings: GameSettings,
+        log_path: Path | None,
+        tell: Callable[[str], None],
+        game_log: GameLog | None = None,
+        on_move: Callable[[int, np.ndarray, BoardReading], None] | None = None,
+    ) -> None:
         """`on_move(move_number, frame, reading)` is called with the frame that confirmed each move (for `--record`)."""
         self.table = table
         self.watcher = watcher
@@ -319,11 +247,15 @@ class Game:
             landed = _new_disc_column(self.position.to_array(), truth)
         self.log.turns.append(RobotTurn(result.column, landed, vision_s, engine_s, arm_s))
         if event.kind is not MoveKind.MOVE or event.column is None:
-            raise RuntimeError(f"my disc for column {result.column + 1} did not show up on the board "
-                               f"({event.message}); check the arm and the dispenser, then resume")
+            raise RuntimeError(
+                f"my disc for column {result.column + 1} did not show up on the board "
+                f"({event.message}); check the arm and the dispenser, then resume"
+            )
         if event.column != result.column:
-            self._note(f"My disc went into column {event.column + 1} instead of {result.column + 1}; "
-                       f"the game goes on from the board as it is.")
+            self._note(
+                f"My disc went into column {event.column + 1} instead of {result.column + 1}; "
+                f"the game goes on from the board as it is."
+            )
         self._apply(event.column)
         if self.ponderer is not None:
             self.ponderer.start(self.position)
