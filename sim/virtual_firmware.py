@@ -44,7 +44,7 @@ from sim.world import World
 
 log = logging.getLogger(__name__)
 
-JOINT_PROTOCOL_VERSION = 1
+JOINT_PROTOCOL_VERSION = 2
 TICK_S = 0.004
 UARM_VERSION = "V4.3.2-c4sim"
 WRIST_SPEED_RAD_S = math.radians(180.0)
@@ -102,6 +102,7 @@ class _State:
     gripping: bool = False
     last_seq: int = -1
     last_reply: bytes = b""
+    host_session: str | None = None  # None until a host says HELLO after power-up
 
 
 class VirtualFirmware:
@@ -391,8 +392,13 @@ class VirtualFirmware:
             return b""
         seq, name, args = int(parts[0]), parts[1].upper(), parts[2:]
         state = self._state
+        if name == "HELLO" and args and args[0] != state.host_session:
+            state.host_session, state.last_seq = args[0], -1  # a new host session: forget the stored reply
         if seq != 0 and seq == state.last_seq:
             return state.last_reply
+        if state.host_session is None and name != "STOP":
+            reply_body = f"{seq} ERR 6 restarted: say HELLO"
+            return f"{reply_body}*{_checksum(reply_body)}\n".encode("ascii")
         reply_body = f"{seq} " + self._joint_command(name, args)
         self.executed.append((seq, name))
         reply = f"{reply_body}*{_checksum(reply_body)}\n".encode("ascii")

@@ -1,6 +1,6 @@
 """The arm layer: the `Arm` interface, its settings, kinematics, the planner, trajectories and drivers."""
 
 from robot.arm.config import ArmConfig, SerialConfig
-from robot.arm.interface import Arm, ArmStatus
+from robot.arm.interface import Arm, ArmCommandError, ArmResetError, ArmStatus
 
-__all__ = ["Arm", "ArmConfig", "ArmStatus", "SerialConfig"]
+__all__ = ["Arm", "ArmCommandError", "ArmConfig", "ArmResetError", "ArmStatus", "SerialConfig"]

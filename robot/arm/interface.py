@@ -3,6 +3,24 @@
 Drivers: the PyBullet arm (`robot.arm.drivers.sim.SimArm`), a G-code desktop arm
 (`robot.arm.drivers.gcode.GcodeArm`) or an Arduino servo arm speaking the joint line protocol
 (`robot.arm.drivers.joint_serial.JointSerialArm`). The arm's settings are in `robot.arm.config`.
+
+THE DRIVER CONTRACT (every serial driver keeps it; tests/robot/test_serial_faults.py checks it
+against misbehaving fake devices, `c4robot bench serial` measures it):
+
+1. Each command runs exactly once on the arm, or the call raises a named error: `ArmResetError`,
+   `ArmCommandError`, `PortLostError` (a ConnectionError naming the port) or `TimeoutError`.
+   A call that returns normally means every command it sent ran, once.
+2. A command whose reply was lost, garbled or late is resolved by asking the arm what it did
+   (a status or position query, or the same line again with the same sequence number when the
+   firmware recognises repeats); a command is never sent again blindly.
+3. Sequence numbers never collide across host sessions or firmware restarts: the host names its
+   session at connect and the firmware reports a boot number, so a stored reply is never taken
+   for a new command.
+4. A reset or reboot of the arm is noticed within one command (a boot banner, a changed boot
+   number, a firmware that refuses to act before the host's hello) and ends the call with
+   `ArmResetError`: the caller tells the person and homes only when told to.
+5. `stop()` is always executed when the arm can be reached, and on any error the driver stops
+   the arm (feed hold and soft reset on GRBL, STOP on the joint firmware) before raising.
 """
 
 from __future__ import annotations
@@ -14,6 +32,14 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from robot.arm.trajectory import JointTrajectory
+
+
+class ArmResetError(ConnectionError):
+    """The arm restarted (reset, brown-out, reboot) and lost its motion state: home it, then go on."""
+
+
+class ArmCommandError(RuntimeError):
+    """The arm refused a command or raised an alarm; the message names it in words."""
 
 
 @dataclass(frozen=True)

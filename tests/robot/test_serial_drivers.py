@@ -164,3 +164,14 @@ def test_grbl_arm_does_not_guess_after_a_lost_answer(world: World, planner) -> N
         with GcodeArm(_config(firmware.port, protocol="gcode", gcode_dialect="grbl"), planner.chain) as arm:
             with pytest.raises(TimeoutError, match="did not acknowledge"):
                 arm.follow(JointTrajectory.through([planner.home_q, planner.home_q + 0.1], planner.limits))
+
+
+def test_two_host_sessions_in_a_row_each_run_their_stop(world: World, planner) -> None:
+    """The second session's first seq equals the first session's; its STOP still runs (not a stored reply)."""
+    with VirtualFirmware(world, "joint", time_scale=TIME_SCALE) as firmware:
+        with JointSerialArm(_config(firmware.port)) as arm:
+            arm.stop()
+        with JointSerialArm(_config(firmware.port)) as arm:
+            arm.stop()
+            arm.home()
+    assert [name for _, name in firmware.executed if name not in ("HELLO", "STATUS")] == ["STOP", "STOP", "HOME"]

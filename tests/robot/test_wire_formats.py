@@ -59,8 +59,8 @@ def test_angles_round_trip_to_a_hundredth_of_a_degree() -> None:
 
 
 def test_hello_parsing() -> None:
-    hello = joint_wire.parse_hello(Reply(0, True, ("C4ARM", "1", "5", "16", "abc")))
-    assert (hello.version, hello.dof, hello.queue_size, hello.session) == (1, 5, 16, "abc")
+    hello = joint_wire.parse_hello(Reply(0, True, ("C4ARM", "2", "5", "16", "abc")))
+    assert (hello.version, hello.dof, hello.queue_size, hello.boot) == (2, 5, 16, "abc")
     with pytest.raises(WireError, match="HELLO"):
         joint_wire.parse_hello(Reply(0, True, ("GRBL", "1")))
 

@@ -1,24 +1,30 @@
 """Driver for servo arms run by an Arduino that speaks the joint line protocol (`joint_wire`).
 
-Each command gets a fresh sequence number and waits for the answer carrying it. An answer that is
-lost or garbled makes the driver send the same line again (same seq), up to `retries` times; the
-firmware runs every seq once and repeats its stored answer, so nothing runs twice and nothing is
-lost. When the port fails the driver reopens it, says HELLO (seq 0, never stored), and compares the
-firmware's session: the same session means a cable glitch and the pending command is sent again;
-a new session means the arm restarted and lost its motion, which is an error (home it). A
-trajectory is streamed as points every `stream_period_s`, never more than the firmware's queue
-holds; Ctrl-C during a motion sends STOP before the interrupt goes on.
+It keeps the driver contract of `robot.arm.interface`. Each command gets a fresh sequence number
+and waits for the answer carrying it. An answer that is lost, garbled or late makes the driver send
+the same line again (same seq), up to `retries` times: the firmware runs every seq once and repeats
+its stored answer, so nothing runs twice and nothing is lost. HELLO names this host session (a new
+random number at every connect), so a seq of this session never meets the stored reply of an
+earlier one. When the port fails the driver reopens it, says HELLO with the same session, and
+compares the firmware's boot number: the same boot means a cable glitch and the pending command is
+sent again (the firmware recognises its seq); a new boot means the arm restarted and lost its
+motion: `ArmResetError`. A firmware reset with the port left open is noticed at the next command,
+which the firmware refuses (code 6) until it hears HELLO. On any error the arm gets STOP before the
+error goes up. A trajectory is streamed as points every `stream_period_s`, never more than the
+firmware's queue holds.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import secrets
 import time
 from collections.abc import Callable
 
 import numpy as np
 
-from robot.arm import Arm, ArmConfig, ArmStatus
+from robot.arm import Arm, ArmCommandError, ArmConfig, ArmResetError, ArmStatus
 from robot.arm.drivers import joint_wire as wire
 from robot.arm.drivers.serial_link import Deadline, LineLink, PortLostError
 from robot.arm.trajectory import JointTrajectory
@@ -30,13 +36,7 @@ HOME_TIMEOUT_S = 30.0
 SETTLE_MARGIN_S = 3.0
 HELLO_SEQ = 0
 
-
-class ArmResetError(ConnectionError):
-    """The arm restarted while a command was pending: its motion state is lost."""
-
-
-class ArmCommandError(RuntimeError):
-    """The arm refused a command (ERR answer)."""
+__all__ = ["ArmCommandError", "ArmResetError", "JointSerialArm"]
 
 
 class JointSerialArm(Arm):
@@ -47,6 +47,7 @@ class JointSerialArm(Arm):
         self.settings = config.serial
         self.link = LineLink(self.settings.port, self.settings.baud_rate)
         self.hello: wire.Hello | None = None
+        self.host_session = str(secrets.randbelow(10**9 - 1) + 1)
         self.dof = 0
         self._seq = 0
         self._free = 0
@@ -67,9 +68,7 @@ class JointSerialArm(Arm):
             raise
         self.dof = self.hello.dof
         self._free = self.hello.queue_size
-        log.info(
-            "arm on %s: protocol %d, %d joints, session %s", self.port, self.hello.version, self.dof, self.hello.session
-        )
+        log.info("arm on %s: protocol %d, %d joints, boot %s", self.port, self.hello.version, self.dof, self.hello.boot)
 
     def close(self) -> None:
         self.link.close()
@@ -78,8 +77,9 @@ class JointSerialArm(Arm):
         deadline = Deadline(self.settings.handshake_timeout_s)
         self.link.discard_input()
         heard: list[bytes] = []
+        hello_line = wire.encode_command(wire.Command(HELLO_SEQ, "HELLO", (self.host_session,)))
         while not deadline.is_expired:
-            self.link.write(wire.encode_command(wire.Command(HELLO_SEQ, "HELLO")))
+            self.link.write(hello_line)
             answer = Deadline(min(self.settings.reply_timeout_s, deadline.remaining_s()))
             while (line := self.link.read_line(answer)) is not None:
                 try:
@@ -108,17 +108,20 @@ class JointSerialArm(Arm):
             "check its power, the port and the baud rate"
         )
 
+    def _restarted(self, how: str) -> ArmResetError:
+        return ArmResetError(
+            f"arm on {self.port} restarted ({how}) and lost its motion: check its power supply, "
+            "clear its way, then home it and play on"
+        )
+
     def _recover(self) -> None:
         """Reopen a lost port; ArmResetError when the firmware restarted meanwhile."""
-        session = self.hello.session if self.hello else None
+        boot = self.hello.boot if self.hello else None
         self.link.reopen(self.settings.reconnect_attempts)
         hello = self._handshake()
-        if session is not None and hello.session != session:
+        if boot is not None and hello.boot != boot:
             self.hello = hello
-            raise ArmResetError(
-                f"arm on {self.port} restarted (session {session} -> {hello.session}) and lost its "
-                "motion: check its power supply, then home it and play again"
-            )
+            raise self._restarted(f"boot {boot} -> {hello.boot}")
 
     # -- commands --------------------------------------------------------------------------
 
@@ -137,6 +140,8 @@ class JointSerialArm(Arm):
             if reply is None:
                 log.info("arm on %s: no answer to %s (seq %d), try %d", self.port, name, self._seq, attempt + 1)
                 continue
+            if not reply.is_ok and reply.error_code == wire.RESTARTED:
+                raise self._restarted("it asks for HELLO again")
             if not reply.is_ok:
                 raise ArmCommandError(
                     f"arm on {self.port} refused {name}: {reply.error_text} (code {reply.error_code})"
@@ -144,7 +149,7 @@ class JointSerialArm(Arm):
             return reply
         raise TimeoutError(
             f"arm on {self.port} did not acknowledge {name} after {self.settings.retries + 1} tries "
-            f"of {self.settings.reply_timeout_s:.1f} s: check the cable; the arm stops when it hears nothing"
+            f"of {self.settings.reply_timeout_s:.1f} s: check the cable and the arm's power"
         )
 
     def _await(self, seq: int, deadline: Deadline) -> wire.Reply | None:
@@ -177,12 +182,15 @@ class JointSerialArm(Arm):
                 )
             time.sleep(STATUS_POLL_S)
 
-    def _stop_on_interrupt(self, motion: Callable[[], None]) -> None:
+    def _stopping_on_error(self, action: Callable[[], object]) -> object:
+        """Run `action`; on any error (Ctrl-C too) send STOP, as far as the arm can be reached, then raise."""
         try:
-            motion()
-        except KeyboardInterrupt:
-            log.warning("interrupted: stopping the arm on %s", self.port)
-            self.stop()
+            return action()
+        except BaseException as error:
+            log.warning("arm on %s: %s; stopping the arm", self.port, error or type(error).__name__)
+            if self.link.is_open:
+                with contextlib.suppress(Exception):
+                    self.stop()
             raise
 
     # -- Arm -------------------------------------------------------------------------------
@@ -192,10 +200,10 @@ class JointSerialArm(Arm):
             self._free = int(self._command("HOME").values[0])
             self._wait_idle(HOME_TIMEOUT_S)
 
-        self._stop_on_interrupt(motion)
+        self._stopping_on_error(motion)
 
     def joint_state(self) -> np.ndarray:
-        return self._status().q_rad
+        return self._stopping_on_error(lambda: self._status().q_rad)
 
     def follow(self, trajectory: JointTrajectory) -> None:
         """Stream the trajectory as timed points, then wait until the arm has reached its end."""
@@ -211,15 +219,16 @@ class JointSerialArm(Arm):
                 self._free = int(self._command("MOVE", *wire.move_args(times[i] - times[i - 1], points[i])).values[0])
             self._wait_idle(trajectory.duration_s + SETTLE_MARGIN_S)
 
-        self._stop_on_interrupt(motion)
+        self._stopping_on_error(motion)
 
     def grip(self) -> bool:
-        return self._command("GRIP").values[:1] == ("1",)
+        return self._stopping_on_error(lambda: self._command("GRIP").values[:1] == ("1",))
 
     def release(self) -> None:
-        self._command("RELEASE")
+        self._stopping_on_error(lambda: self._command("RELEASE"))
 
     def stop(self) -> None:
+        """STOP: the firmware runs it in any state, even before HELLO after a reset."""
         self._command("STOP")
 
     def status(self) -> ArmStatus:

@@ -1,12 +1,12 @@
 """The joint-angle line protocol spoken with an Arduino servo arm: pure encode/decode functions.
 
-Version 1. ASCII lines ending in '\\n'; each line is `<body>*<XX>` where XX is the XOR of the body's
+Version 2. ASCII lines ending in '\\n'; each line is `<body>*<XX>` where XX is the XOR of the body's
 bytes as two upper-case hex digits (as NMEA does), so a garbled line is detected and dropped.
 
 Host to arm, one command per line, `<seq> <NAME> [args]` with seq 1..9999 (then 1 again), a new
 seq for every new command and the same seq when the host repeats a command whose reply it missed:
 
-    HELLO                      -> OK C4ARM <version> <dof> <queue_size> <session>
+    HELLO <host>               -> OK C4ARM <version> <dof> <queue_size> <boot>
     STATUS                     -> OK <IDLE|MOVING|STOPPED> <gripping 0|1> <queued> <a1> .. <an>
     MOVE <dt_ms> <a1> .. <an>  -> OK <free>   queue a point: reach angles a in dt_ms, linearly
     HOME                       -> OK <free>   queue the move to the firmware's home angles
@@ -16,10 +16,17 @@ seq for every new command and the same seq when the host repeats a command whose
 
 Angles are integer centidegrees (1/100 degree). The arm answers every command with
 `<seq> OK [values]` or `<seq> ERR <code> <text>` (codes: 1 unknown command, 2 bad arguments,
-3 queue full, 4 joint limit, 5 stopped: send HOME). It executes each seq once: a command carrying
-the seq of the previous one is answered with the stored reply and not run again, which makes
-retrying after a lost reply safe. The session number changes when the firmware restarts, so a host
-that reconnects can tell a cable glitch (same session) from a reset arm (new session).
+3 queue full, 4 joint limit, 5 stopped: send HOME, 6 restarted: say HELLO). It executes each seq
+once: a command carrying the seq of the previous one is answered with the stored reply and not run
+again, which makes repeating a command whose reply was lost safe.
+
+Sessions, so that a seq never meets a stored reply of another session: HELLO (always seq 0, never
+stored) carries the host's session number, drawn anew at every connect; a HELLO from a different
+host session forgets the stored reply, a HELLO from the same one (a reconnect after a cable glitch)
+keeps it. The firmware answers with its boot number, which changes at every power-up or reset, so a
+reconnecting host tells a glitch (same boot) from a restarted arm (new boot). A firmware that has
+heard no HELLO since it started refuses every command but STOP with code 6, so a reset with the port
+left open is noticed at the next command. STOP is run in any state.
 """
 
 from __future__ import annotations
@@ -29,9 +36,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 MAX_SEQ = 9999
-ERROR_CODES = {1: "unknown command", 2: "bad arguments", 3: "queue full", 4: "joint limit", 5: "stopped"}
+ERROR_CODES = {
+    1: "unknown command",
+    2: "bad arguments",
+    3: "queue full",
+    4: "joint limit",
+    5: "stopped",
+    6: "restarted",
+}
+RESTARTED = 6
 
 
 class WireError(ValueError):
@@ -139,12 +154,12 @@ class Hello:
     version: int
     dof: int
     queue_size: int
-    session: str
+    boot: str
 
 
 def parse_hello(reply: Reply) -> Hello:
     if len(reply.values) != 5 or reply.values[0] != "C4ARM" or not all(v.isdigit() for v in reply.values[1:4]):
-        raise WireError(f"HELLO answer {' '.join(reply.values)!r} is not 'C4ARM <version> <dof> <queue> <session>'")
+        raise WireError(f"HELLO answer {' '.join(reply.values)!r} is not 'C4ARM <version> <dof> <queue> <boot>'")
     return Hello(int(reply.values[1]), int(reply.values[2]), int(reply.values[3]), reply.values[4])
 
 

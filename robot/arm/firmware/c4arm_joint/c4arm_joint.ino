@@ -1,6 +1,6 @@
 /*
   c4arm_joint: Arduino firmware for a hobby servo arm that plays Connect 4.
-  Speaks the c4arm joint line protocol, version 1 (host side: robot/drivers/joint_wire.py).
+  Speaks the c4arm joint line protocol, version 2 (host side: robot/arm/drivers/joint_wire.py).
 
   Wiring (change the tables below to match your arm): five hobby servos on pins 3, 5, 6, 9, 10
   (base yaw, shoulder, elbow, wrist pitch, wrist yaw), a suction pump on pin 7 and its release
@@ -12,7 +12,7 @@
   <body>, as two upper-case hex digits. A line with a wrong checksum is ignored (the host repeats it).
 
   Host to arm:  <seq> <NAME> [args]      seq 1..9999, a new one per command; 0 only for HELLO
-    HELLO                      -> OK C4ARM 1 <dof> <queue_size> <session>
+    HELLO <host>               -> OK C4ARM 2 <dof> <queue_size> <boot>
     STATUS                     -> OK <IDLE|MOVING|STOPPED> <gripping 0|1> <queued> <a1> .. <an>
     MOVE <dt_ms> <a1> .. <an>  -> OK <free slots>   queue: reach angles a (centidegrees) in dt_ms
     HOME                       -> OK <free slots>   queue the move to HOME_CDEG
@@ -20,13 +20,19 @@
     RELEASE                    -> OK                pump off, valve open
     STOP                       -> OK                halt now, empty the queue, refuse MOVE until HOME
   Arm to host:  <seq> OK [values]   or   <seq> ERR <code> <text>
-    codes: 1 unknown command, 2 bad arguments, 3 queue full, 4 joint limit, 5 stopped
+    codes: 1 unknown command, 2 bad arguments, 3 queue full, 4 joint limit, 5 stopped,
+           6 restarted: say HELLO
   Each seq runs once: a command with the same seq as the previous one is not run again, its stored
   answer is sent again (the host repeats a command whose answer it missed). HELLO (seq 0) is never
-  stored. The session number is drawn at power-up so the host can tell a reset arm from a glitch.
+  stored; a HELLO from a new host session (its <host> number differs) forgets the stored answer, so
+  two host sessions in a row never mix up their seqs. <boot> counts power-ups in EEPROM, so a host
+  that reconnects tells a reset arm from a cable glitch. Until the first HELLO after power-up every
+  command but STOP is refused with code 6: a reset with the port left open shows at the next command.
+  STOP runs in any state.
   Between queued points the joints move linearly in time; a new point starts where the last ended.
 */
 
+#include <EEPROM.h>
 #include <Servo.h>
 
 const uint8_t DOF = 5;
@@ -43,6 +49,8 @@ const long HOME_CDEG[DOF] = {7700, -1600, 2660, -1060, 1320};
 const unsigned long HOME_MS = 3000;
 const uint8_t LINE_MAX = 96;
 const uint8_t REPLY_MAX = 96;
+const uint8_t HOST_MAX = 12;
+const int BOOT_ADDRESS = 0;  // EEPROM bytes 0..1: the boot counter
 
 struct Point {
   long cdeg[DOF];
@@ -63,7 +71,8 @@ bool line_overflow = false;
 long last_seq = -1;
 char last_reply[REPLY_MAX + 24];  // room for "<seq> " before a result
 char reply[REPLY_MAX + 24];
-unsigned int session;
+unsigned int boot;
+char host_session[HOST_MAX + 1] = "";  // empty until a host says HELLO after power-up
 
 uint8_t checksum(const char *text) {
   uint8_t value = 0;
@@ -105,7 +114,7 @@ bool enqueue(const long *cdeg, unsigned long duration_ms) {
 void run_command(const char *name, char **args, uint8_t arg_count, char *out) {
   out[0] = '\0';
   if (!strcmp(name, "HELLO")) {
-    snprintf(out, REPLY_MAX, "OK C4ARM 1 %d %d %u", DOF, QUEUE_SIZE, session);
+    snprintf(out, REPLY_MAX, "OK C4ARM 2 %d %d %u", DOF, QUEUE_SIZE, boot);
   } else if (!strcmp(name, "STATUS")) {
     strcpy(out, stopped ? "OK STOPPED" : (moving || queue_count ? "OK MOVING" : "OK IDLE"));
     append(out, " %ld", gripping ? 1 : 0);
@@ -157,12 +166,21 @@ void handle_line() {
   for (char *token = strtok(line, " "); token != NULL && count < DOF + 4; token = strtok(NULL, " ")) tokens[count++] = token;
   if (count < 2) return;
   long seq = atol(tokens[0]);
+  if (!strcmp(tokens[1], "HELLO") && count > 2 && strncmp(tokens[2], host_session, HOST_MAX)) {
+    strncpy(host_session, tokens[2], HOST_MAX);  // a new host session: forget the stored answer
+    host_session[HOST_MAX] = '\0';
+    last_seq = -1;
+  }
   if (seq != 0 && seq == last_seq) {
     send_framed(last_reply);
     return;
   }
   char result[REPLY_MAX + 1];
-  run_command(tokens[1], tokens + 2, count - 2, result);
+  if (host_session[0] == '\0' && strcmp(tokens[1], "STOP")) {
+    strcpy(result, "ERR 6 restarted: say HELLO");
+  } else {
+    run_command(tokens[1], tokens + 2, count - 2, result);
+  }
   snprintf(reply, sizeof reply, "%ld %s", seq, result);
   if (seq != 0) {
     last_seq = seq;
@@ -221,8 +239,9 @@ void setup() {
   Serial.begin(115200);
   pinMode(PUMP_PIN, OUTPUT);
   pinMode(VALVE_PIN, OUTPUT);
-  randomSeed(analogRead(A0) ^ micros());
-  session = random(1, 60000);
+  EEPROM.get(BOOT_ADDRESS, boot);
+  boot++;
+  EEPROM.put(BOOT_ADDRESS, boot);
   for (uint8_t j = 0; j < DOF; j++) {
     current_cdeg[j] = HOME_CDEG[j];
     servos[j].attach(SERVO_PINS[j]);
