@@ -147,6 +147,7 @@ class VirtualFirmware:
         self._running = False
         self._thread: threading.Thread | None = None
         self._sim_debt_s = 0.0
+        self._suction_on = False
         self._base_from_world = self._arm_base_from_world()
 
     # -- lifetime ---------------------------------------------------------------------------
@@ -499,6 +500,7 @@ class VirtualFirmware:
             return True, [], 0
         if code in ("M2231", "M8", "M9"):
             on = params.get("V", 0) == 1 if code == "M2231" else code == "M8"
+            self._suction_on = on  # the parser's state at once, the pump when the move queue gets there
             state.queue.append(_Move(suction=on))
             return True, [], 0
         if code == "M2200":
@@ -511,8 +513,14 @@ class VirtualFirmware:
             return True, [f"V{math.degrees(self.world.arm_joints()[-1]) + 90.0:.2f}"], 0
         if code == "P2203":
             return True, [UARM_VERSION], 0
+        if code == "P2231":
+            return True, [f"V{int(self._suction_on)}"], 0
         if code == "$I":
             return True, ["[VER:1.1h.c4sim:]"], 0
+        if code == "$G":
+            return True, [f"[GC:G1 G54 G17 G21 G90 G94 M5 {'M8' if self._suction_on else 'M9'} T0 F0 S0]"], 0
+        if code == "$X":
+            return True, ["[MSG:Caution: Unlocked]"], 0
         return False, [], 20
 
 

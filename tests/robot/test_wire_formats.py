@@ -91,4 +91,11 @@ def test_grbl_lines() -> None:
     assert gcode_wire.parse_grbl_line("error:20").kind == "error"
     status = gcode_wire.parse_grbl_line("<Run|MPos:1.000,-2.500,3.000|FS:500,0>")
     assert status.kind == "status" and status.state == "Run" and status.position_mm == (1.0, -2.5, 3.0)
-    assert gcode_wire.parse_grbl_line("[MSG:Reset to continue]").kind == "other"
+    assert gcode_wire.parse_grbl_line("[MSG:Reset to continue]").kind == "data"
+    alarm = gcode_wire.parse_grbl_line("ALARM:1")
+    assert alarm.kind == "alarm" and "hard limit" in alarm.meaning
+    assert "feed rate undefined" in gcode_wire.parse_grbl_line("error:22").meaning
+    assert gcode_wire.parse_grbl_line("Grbl 1.1h ['$' for help]").kind == "banner"
+    assert gcode_wire.parse_grbl_line("<Hold:0|MPos:0.000,0.000,0.000|FS:0,0>").state == "Hold:0"
+    assert gcode_wire.coolant_on("[GC:G0 G54 G17 G21 G90 G94 M5 M8 T0 F0 S0]")
+    assert not gcode_wire.coolant_on("[GC:G0 G54 G17 G21 G90 G94 M5 M9 T0 F0 S0]")

@@ -6,22 +6,28 @@ These arms do their own inverse kinematics: the driver turns a joint trajectory 
 wrist servo angle (90 + yaw in degrees). The arm's planner runs the moves; the driver then polls until
 the arm is idle.
 
-Acknowledgement: uArm answers carry the command's number (`#n` -> `$n`), so answers that are late
-or stale are told apart; every command this driver sends is absolute (go to, switch on/off, query),
-so sending it again after a lost answer cannot move the arm twice, and it is repeated up to
-`retries` times. GRBL answers carry no number: a lost answer cannot be matched safely, so the
-driver stops with a TimeoutError rather than guess. Ctrl-C during a motion sends a feed hold.
+It keeps the driver contract of `robot.arm.interface`. Every command that changes the arm carries
+its `Effect` (where the tool goes, the wrist angle, the pump's state). When its answer is lost,
+garbled or late, or the port went away meanwhile, the driver asks the arm: it waits until the arm
+is idle (an answer that arrives meanwhile settles it), then reads the position, the wrist angle or
+the pump's state. If the effect is there the command ran; if not it never ran and is sent once more.
+A command is never repeated blindly. A reset is seen by its start line (`@1` on a uArm, GRBL's
+banner) and raises `ArmResetError`; `ALARM:n` and `error:n` are named in words. On any error the
+arm gets a feed hold (and on GRBL a soft reset that empties its planner) before the error goes up.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
-from robot.arm import Arm, ArmConfig, ArmStatus
+from robot.arm import Arm, ArmCommandError, ArmConfig, ArmResetError, ArmStatus
 from robot.arm.drivers import gcode_wire as wire
 from robot.arm.drivers.serial_link import Deadline, LineLink, PortLostError
 from robot.arm.kinematics import KinematicChain, pose_from_position_yaw
@@ -33,10 +39,24 @@ PIECE_S = 0.25
 STATUS_POLL_S = 0.02
 SETTLE_MARGIN_S = 3.0
 WRIST_CENTRE_DEG = 90.0
+POSITION_TOLERANCE_MM = 0.5
+ANGLE_TOLERANCE_DEG = 0.5
+STOP_TIMEOUT_S = 2.0
+
+GcodeCommandError = ArmCommandError  # the name earlier versions raised
 
 
-class GcodeCommandError(RuntimeError):
-    """The arm answered a command with an error code."""
+@dataclass(frozen=True)
+class Effect:
+    """What a command changes, so the arm can be asked whether it ran: tool position, wrist, pump."""
+
+    position_mm: tuple[float, float, float] | None = None
+    wrist_deg: float | None = None
+    suction: bool | None = None
+
+
+class _LateAnswer(Exception):
+    """The answer of the command being resolved arrived after all (it ran)."""
 
 
 class GcodeArm(Arm):
@@ -51,6 +71,9 @@ class GcodeArm(Arm):
         self.link = LineLink(self.settings.port, self.settings.baud_rate)
         self.firmware = ""
         self._seq = 0
+        self._unresolved_seq: int | None = None  # uArm: the command whose answer is missing
+        self._resolving = False  # GRBL: an ok before a query's data line is the missing answer
+        self._starting = True  # a start line is expected (at connect, after our own soft reset)
         self._q = chain.clamp(np.array(config.home_rad) if config.home_rad is not None else np.zeros(chain.dof))
         self._gripping = False
 
@@ -63,16 +86,17 @@ class GcodeArm(Arm):
         self.link.open()
         try:
             self.firmware = self._handshake()
+            log.info("G-code arm on %s: %s", self.port, self.firmware)
+            self._q = self.joint_state()
         except BaseException:
             self.link.close()
             raise
-        log.info("G-code arm on %s: %s", self.port, self.firmware)
-        self._q = self.joint_state()
 
     def close(self) -> None:
         self.link.close()
 
     def _handshake(self) -> str:
+        self._starting = True
         deadline = Deadline(self.settings.handshake_timeout_s)
         self.link.discard_input()
         heard: list[bytes] = []
@@ -86,6 +110,7 @@ class GcodeArm(Arm):
                 heard.append(str(error).encode())
                 continue
             if values is not None:
+                self._starting = False
                 return " ".join(values)
         if heard:
             raise ConnectionError(
@@ -97,6 +122,14 @@ class GcodeArm(Arm):
             "check its power, the port and the baud rate"
         )
 
+    def _restarted(self, line: str) -> ArmResetError:
+        return ArmResetError(
+            f"arm on {self.port} restarted (it said {line.strip()!r}) and lost its motion: check its power "
+            "supply, clear its way, then home it and play on"
+        )
+
+    # -- one exchange ----------------------------------------------------------------------
+
     def _exchange(self, command: str, deadline: Deadline, heard: list[bytes] | None = None) -> tuple[str, ...] | None:
         """Send `command` once and wait for its answer: the values of `ok`, or None on timeout."""
         if self.dialect == "uarm":
@@ -107,58 +140,123 @@ class GcodeArm(Arm):
         values: list[str] = []
         while (line := self.link.read_line(deadline)) is not None:
             text = line.decode("ascii", "replace")
-            if self.dialect == "uarm":
-                reply = wire.parse_uarm_reply(text)
-                if reply is None or reply.seq != self._seq:
-                    if heard is not None and text.strip() and not text.startswith("@"):
-                        heard.append(line)
-                    continue
-                if not reply.is_ok:
-                    raise GcodeCommandError(f"arm on {self.port} refused {command!r}: {reply.error}")
-                return reply.values
-            parsed = wire.parse_grbl_line(text)
-            if parsed.kind == "status" and command == wire.STATUS_QUERY:
-                return (
-                    parsed.state,
-                    *(f"{axis}{value}" for axis, value in zip("XYZ", parsed.position_mm, strict=False)),
-                )
-            if parsed.kind == "ok":
-                return tuple(values)
-            if parsed.kind == "error":
-                raise GcodeCommandError(f"arm on {self.port} refused {command!r}: {parsed.text}")
-            if parsed.text.startswith("["):
-                values.append(parsed.text)
-            elif heard is not None and parsed.text:
+            answer = (
+                self._uarm_line(text, command) if self.dialect == "uarm" else self._grbl_line(text, command, values)
+            )
+            if answer is not None:
+                return answer
+            if heard is not None and text.strip() and not text.startswith(("@", "<", "[", "Grbl")):
                 heard.append(line)
         return None
 
-    def _command(self, command: str) -> tuple[str, ...]:
-        """One command, acknowledged; repeated after a lost answer where that is safe (uArm)."""
-        tries = self.settings.retries + 1 if self.dialect == "uarm" else 1
+    def _uarm_line(self, text: str, command: str) -> tuple[str, ...] | None:
+        if text.strip() == wire.UARM_READY and not self._starting:
+            raise self._restarted(text)
+        reply = wire.parse_uarm_reply(text)
+        if reply is None:
+            return None
+        if reply.seq == self._unresolved_seq and reply.seq != self._seq:
+            if not reply.is_ok:
+                raise ArmCommandError(f"arm on {self.port} refused a command: {reply.error}")
+            raise _LateAnswer
+        if reply.seq != self._seq:
+            return None
+        if not reply.is_ok:
+            raise ArmCommandError(f"arm on {self.port} refused {command!r}: error {reply.error}")
+        return reply.values
+
+    def _grbl_line(self, text: str, command: str, values: list[str]) -> tuple[str, ...] | None:
+        parsed = wire.parse_grbl_line(text)
+        if parsed.kind == "banner" and not self._starting:
+            raise self._restarted(text)
+        if parsed.kind == "alarm":
+            raise ArmCommandError(f"arm on {self.port}: {parsed.meaning}")
+        if self._resolving and parsed.kind in ("ok", "error") and not values and command != wire.STATUS_QUERY:
+            if parsed.kind == "error":
+                raise ArmCommandError(f"arm on {self.port} refused a command: {parsed.meaning}")
+            raise _LateAnswer  # answers come in order: this one is for the command being resolved
+        if parsed.kind == "status" and command == wire.STATUS_QUERY:
+            return (parsed.state, *(f"{axis}{value}" for axis, value in zip("XYZ", parsed.position_mm, strict=True)))
+        if parsed.kind == "ok" and command != wire.STATUS_QUERY:
+            return tuple(values)
+        if parsed.kind == "error" and command != wire.STATUS_QUERY:
+            raise ArmCommandError(f"arm on {self.port} refused {command!r}: {parsed.meaning}")
+        if parsed.kind == "data":
+            values.append(parsed.text)
+        return None
+
+    # -- commands --------------------------------------------------------------------------
+
+    def _query(self, command: str) -> tuple[str, ...]:
+        """A query changes nothing, so asking again after a lost answer is safe."""
+        return self._command(command, None)
+
+    def _command(self, command: str, effect: Effect | None) -> tuple[str, ...]:
+        """Run `command` once: its answer, or (answer lost) the arm's own word on whether it ran."""
+        tries = self.settings.retries + 1
         for attempt in range(tries):
             try:
                 values = self._exchange(command, Deadline(self.settings.reply_timeout_s))
             except PortLostError:
                 log.warning("arm on %s: port lost during %r, reconnecting", self.port, command)
-                self.link.reopen(self.settings.reconnect_attempts)
-                if self.dialect == "grbl":
-                    raise
-                continue
+                self._reconnect()
+                values = None
             except wire.GcodeReplyError as error:
                 log.info("arm on %s: unreadable answer to %r: %s", self.port, command, error)
-                continue
+                values = None
             if values is not None:
                 return values
+            if effect is not None and self._ran(effect):
+                log.info("arm on %s: %r ran (its answer was lost)", self.port, command)
+                return ()
             log.info("arm on %s: no answer to %r, try %d", self.port, command, attempt + 1)
         raise TimeoutError(
-            f"arm on {self.port} did not acknowledge {command!r} after {tries} "
-            f"tr{'ies' if tries > 1 else 'y'} of {self.settings.reply_timeout_s:.1f} s: check the cable"
+            f"arm on {self.port} did not acknowledge {command!r} after {tries} tries "
+            f"of {self.settings.reply_timeout_s:.1f} s: check the cable and the arm's power"
         )
 
+    def _reconnect(self) -> None:
+        """Reopen the port; what the arm said meanwhile stays readable (a start line means a restart)."""
+        self.link.reopen(self.settings.reconnect_attempts)
+
+    def _ran(self, effect: Effect) -> bool:
+        """Ask the arm whether the command with `effect` ran: wait until idle, then compare its state."""
+        self._unresolved_seq, self._resolving = self._seq, True
+        try:
+            self._wait_idle(SETTLE_MARGIN_S + 10.0)
+            if effect.position_mm is not None:
+                error_mm = np.linalg.norm(self._position_mm() - np.array(effect.position_mm))
+                return bool(error_mm <= POSITION_TOLERANCE_MM)
+            if effect.wrist_deg is not None:
+                return abs(self._wrist_deg() - effect.wrist_deg) <= ANGLE_TOLERANCE_DEG
+            return self._suction_on() == effect.suction
+        except _LateAnswer:
+            return True
+        finally:
+            self._unresolved_seq, self._resolving = None, False
+
+    def _position_mm(self) -> np.ndarray:
+        values = self._query(wire.format_query("position", self.dialect))
+        return np.array(wire.parse_position(tuple(v for v in values if v[:1] in "XYZ")))
+
+    def _wrist_deg(self) -> float:
+        return wire.parse_angle(self._query(wire.format_wrist_query()))
+
+    def _suction_on(self) -> bool:
+        values = self._query(wire.format_query("suction", self.dialect))
+        if self.dialect == "uarm":
+            return wire.parse_angle(values) != 0  # P2231 answers V0 (off), V1 (on) or V2 (holding)
+        return any(wire.coolant_on(value) for value in values if value.startswith("[GC:"))
+
     def _is_moving(self) -> bool:
-        values = self._command(wire.format_query("moving", self.dialect))
+        values = self._query(wire.format_query("moving", self.dialect))
         if self.dialect == "uarm":
             return values[:1] == ("V1",)
+        if values[:1] == ("Alarm",):
+            raise ArmCommandError(
+                f"arm on {self.port} is in GRBL's alarm state and ignores moves: home it (c4robot homes it at the "
+                "start of a game) or unlock it"
+            )
         return values[:1] not in (("Idle",),)
 
     def _wait_idle(self, timeout_s: float) -> None:
@@ -173,75 +271,115 @@ class GcodeArm(Arm):
     def _tool_mm(self, q: np.ndarray) -> np.ndarray:
         return self.chain.forward(q)[:3, 3] * 1000.0
 
-    def _move_lines(self, trajectory: JointTrajectory) -> list[str]:
+    def _move(self, position_mm: np.ndarray, feed_mm_min: float) -> tuple[str, Effect]:
+        return wire.format_move(*position_mm, feed_mm_min, self.dialect), Effect(
+            position_mm=tuple(round(float(v), 2) for v in position_mm)
+        )
+
+    def _wrist(self, yaw_rad: float) -> tuple[str, Effect]:
+        angle = WRIST_CENTRE_DEG + math.degrees(yaw_rad)
+        return wire.format_wrist(angle), Effect(wrist_deg=round(angle, 2))
+
+    def _move_lines(self, trajectory: JointTrajectory) -> list[tuple[str, Effect]]:
         """G-code for a trajectory; on a uArm the wrist servo turns to each segment's end angle first
         (the servo is not part of the firmware's coordinated motion)."""
-        lines: list[str] = []
+        lines: list[tuple[str, Effect]] = []
         wrist_deg = math.degrees(self._q[-1])
         for segment in trajectory.segments:
             if self.dialect == "uarm" and abs(math.degrees(segment.end[-1]) - wrist_deg) > 0.05:
                 wrist_deg = math.degrees(segment.end[-1])
-                lines.append(wire.format_wrist(WRIST_CENTRE_DEG + wrist_deg))
+                lines.append(self._wrist(segment.end[-1]))
             pieces = max(1, math.ceil(segment.duration_s / PIECE_S))
             times = np.linspace(0.0, segment.duration_s, pieces + 1)
             for t0, t1 in zip(times, times[1:], strict=False):
                 start_mm, end_mm = self._tool_mm(segment.position(t0)), self._tool_mm(segment.position(t1))
                 feed = float(np.linalg.norm(end_mm - start_mm)) / max(t1 - t0, 1e-3) * 60.0
-                lines.append(wire.format_move(*end_mm, feed, self.dialect))
+                if np.linalg.norm(end_mm - start_mm) > 0.01:
+                    lines.append(self._move(end_mm, feed))
         return lines
 
-    def _stop_on_interrupt(self, lines: list[str], timeout_s: float) -> None:
+    def _stopping_on_error(self, action: Callable[[], object]) -> object:
+        """Run `action`; on any error (Ctrl-C too) hold the feed, as far as the arm can be reached, then raise."""
         try:
-            for line in lines:
-                self._command(line)
-            self._wait_idle(timeout_s)
-        except KeyboardInterrupt:
-            log.warning("interrupted: feed hold on %s", self.port)
-            self.stop()
+            return action()
+        except BaseException as error:
+            log.warning("arm on %s: %s; stopping the arm", self.port, error or type(error).__name__)
+            if self.link.is_open:
+                with contextlib.suppress(Exception):
+                    self.stop()
             raise
+
+    def _run(self, lines: list[tuple[str, Effect]], timeout_s: float) -> None:
+        def motion() -> None:
+            for line, effect in lines:
+                self._command(line, effect)
+            self._wait_idle(timeout_s)
+
+        self._stopping_on_error(motion)
 
     # -- Arm -------------------------------------------------------------------------------
 
     def home(self) -> None:
-        """Go to the configured home (these arms know their position from absolute encoders)."""
+        """Go to the configured home (these arms know their position from absolute encoders); on GRBL in
+        its alarm state (after a reset or a stop mid-move) unlock first: homing is what was asked for."""
         target = self.chain.clamp(np.array(self.config.home_rad) if self.config.home_rad is not None else self._q)
-        lines = [wire.format_wrist(WRIST_CENTRE_DEG + math.degrees(target[-1]))] if self.dialect == "uarm" else []
-        lines.append(wire.format_move(*self._tool_mm(target), 3000.0, self.dialect))
-        self._stop_on_interrupt(lines, 30.0)
+        if self.dialect == "grbl" and self._query(wire.STATUS_QUERY)[:1] == ("Alarm",):
+            log.warning("arm on %s: unlocking GRBL's alarm state to go home", self.port)
+            self._query("$X")
+        lines = [self._wrist(target[-1])] if self.dialect == "uarm" else []
+        lines.append(self._move(self._tool_mm(target), 3000.0))
+        self._run(lines, 30.0)
         self._q = target
 
     def joint_state(self) -> np.ndarray:
         """Joint angles solved from the tool position the arm reports (tool vertical, last yaw kept)."""
-        values = self._command(wire.format_query("position", self.dialect))
-        position_mm = np.array(wire.parse_position(tuple(v for v in values if v[:1] in "XYZ")))
+        position_mm = self._stopping_on_error(self._position_mm)
         wrist_rad = self._q[-1]
         if self.dialect == "uarm":
-            wrist_rad = math.radians(wire.parse_angle(self._command(wire.format_wrist_query())) - WRIST_CENTRE_DEG)
+            wrist_rad = math.radians(self._stopping_on_error(self._wrist_deg) - WRIST_CENTRE_DEG)
         base_yaw = math.atan2(position_mm[1], position_mm[0])
         target = pose_from_position_yaw(position_mm / 1000.0, base_yaw + wrist_rad)
         self._q = self.chain.inverse(target, seed=self._q, tolerance_m=2e-4).q
         return self._q.copy()
 
     def follow(self, trajectory: JointTrajectory) -> None:
-        self._stop_on_interrupt(self._move_lines(trajectory), trajectory.duration_s + SETTLE_MARGIN_S)
+        self._run(self._move_lines(trajectory), trajectory.duration_s + SETTLE_MARGIN_S)
         self._q = trajectory.end.copy()
 
     def grip(self) -> bool:
-        self._command(wire.format_suction(True, self.dialect))
-        self._wait_idle(SETTLE_MARGIN_S)
+        self._run([(wire.format_suction(True, self.dialect), Effect(suction=True))], SETTLE_MARGIN_S)
         self._gripping = True
         return True
 
     def release(self) -> None:
-        self._command(wire.format_suction(False, self.dialect))
-        self._wait_idle(SETTLE_MARGIN_S)
+        self._run([(wire.format_suction(False, self.dialect), Effect(suction=False))], SETTLE_MARGIN_S)
         self._gripping = False
 
     def stop(self) -> None:
-        """Feed hold now (a real-time byte, not queued); GRBL also gets a soft reset to clear its queue."""
+        """Feed hold now (a real-time byte, not queued) and wait for the arm to stand; GRBL then gets a soft
+        reset that empties its planner, and its start banner is expected, not taken for a restart."""
         self.link.write(wire.FEED_HOLD)
+        deadline = Deadline(STOP_TIMEOUT_S)
+        with contextlib.suppress(TimeoutError, ArmCommandError):
+            while not deadline.is_expired and self._moving_after_hold():
+                time.sleep(STATUS_POLL_S)
         if self.dialect == "grbl":
-            self.link.write(wire.SOFT_RESET)
+            self._starting = True
+            try:
+                self.link.write(wire.SOFT_RESET)
+                self._await_banner(Deadline(STOP_TIMEOUT_S))
+            finally:
+                self._starting = False
+
+    def _moving_after_hold(self) -> bool:
+        if self.dialect == "uarm":
+            return self._is_moving()
+        return self._query(wire.STATUS_QUERY)[0] not in ("Idle", "Hold:0", "Alarm")
+
+    def _await_banner(self, deadline: Deadline) -> None:
+        while (line := self.link.read_line(deadline)) is not None:
+            if wire.parse_grbl_line(line.decode("ascii", "replace")).kind == "banner":
+                return
 
     def status(self) -> ArmStatus:
         return ArmStatus(self.link.is_open, self._is_moving(), self._gripping, tuple(float(v) for v in self._q))
