@@ -187,7 +187,7 @@ class JointSerialArm(Arm):
         try:
             return action()
         except BaseException as error:
-            log.warning("arm on %s: %s; stopping the arm", self.port, error or type(error).__name__)
+            log.warning("stopping the arm after: %s", error or type(error).__name__)
             if self.link.is_open:
                 with contextlib.suppress(Exception):
                     self.stop()
