@@ -17,6 +17,9 @@ Faults can be injected (`Faults`): answers dropped or garbled, answers delayed, 
 and the port vanishing mid-move (optionally coming back after a while, as a USB glitch, or as a
 rebooted board). Simulated time runs `time_scale` times faster than the wall clock.
 
+Longer than 400 lines because it is one firmware: two protocols share its motion queue, its fault
+injection and the Cartesian kinematics a uArm computes on board.
+
 This module uses only `sim.World` of the project (a firmware knows its own arm, not the host's
 code). Run it standalone: `python -m sim.virtual_firmware --protocol joint` prints the port to use.
 """

@@ -1,4 +1,5 @@
-"""`c4robot bench arm`: the arm's turn time per column, its IK error and drops landed, in the sim."""
+"""`c4robot bench arm` (the arm's turn time per column, its IK error and drops landed, in the sim) and
+`c4robot bench serial` (every serial protocol against misbehaving fake devices: commands lost or doubled)."""
 
 from __future__ import annotations
 
@@ -35,6 +36,22 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
     )
     bench.add_argument("--profile", choices=("trapezoid", "quintic"), default="trapezoid")
     bench.set_defaults(run=run_bench)
+
+    serial = bench_targets.add_parser(
+        "serial",
+        parents=[COMMON],
+        help="serial drivers against misbehaving fake devices: commands lost, doubled, named errors",
+        description="Runs a whole pick-and-drop on every protocol's driver against fake devices on a "
+        "pseudo-terminal, each fault injected at several points, and prints per protocol and fault: trials, "
+        "finished, named errors, commands lost, commands doubled, and trials whose outcome was not the one "
+        "the fault calls for (or no STOP ran after an error).",
+    )
+    serial.add_argument("--points", type=int, default=3, help="fault points per pick-and-drop (default 3)")
+    serial.add_argument("--protocols", default="", help="comma-separated subset of joint,uarm,grbl (default all)")
+    serial.add_argument("--faults", default="", help="comma-separated subset of the faults (default all)")
+    serial.add_argument("--late-s", type=float, default=3.0, help="how late the late reply is (default 3 s)")
+    serial.add_argument("--reply-timeout-s", type=float, default=1.0, help="the drivers' reply timeout (default 1 s)")
+    serial.set_defaults(run=run_bench_serial)
 
 
 def _parse_columns(text: str, count: int) -> list[int]:
@@ -133,3 +150,46 @@ def run_bench(args: argparse.Namespace) -> int:
             f"sim {stats.realtime_factor:.1f}x real time"
         )
     return 0 if landed_total == planned_total else 1
+
+
+def _subset(text: str, known: tuple[str, ...], what: str) -> tuple[str, ...]:
+    chosen = tuple(part.strip() for part in text.split(",") if part.strip()) or known
+    unknown = [name for name in chosen if name not in known]
+    if unknown:
+        raise ValueError(f"unknown {what} {unknown}: choose from {', '.join(known)}")
+    return chosen
+
+
+def run_bench_serial(args: argparse.Namespace) -> int:
+    """The fault table; exit status 1 when any trial lost or doubled a command or ended unexpectedly."""
+    from robot.cli.serial_faults import FAULT_NAMES, PROTOCOLS, Timing, run_trials
+
+    if args.points < 1 or args.late_s <= 0 or args.reply_timeout_s <= 0:
+        raise ValueError("--points must be at least 1, --late-s and --reply-timeout-s positive")
+    protocols = _subset(args.protocols, PROTOCOLS, "protocols")
+    faults = _subset(args.faults, FAULT_NAMES, "faults")
+    timing = Timing(reply_timeout_s=args.reply_timeout_s, late_s=args.late_s)
+    started_s = time.perf_counter()
+    trials = run_trials(protocols, faults, args.points, timing)
+    print(
+        f"pick-and-drop against fake devices on a pty; late reply {args.late_s:g} s, reply timeout "
+        f"{args.reply_timeout_s:g} s, port back after {timing.back_s:g} s"
+    )
+    header = f"{'protocol':<8} {'fault':<13} {'trials':>6} {'finished':>8} {'named':>5} {'lost':>4} {'doubled':>7} {'wrong':>5}"
+    print(header)
+    failures = 0
+    for protocol in protocols:
+        for fault in faults:
+            rows = [t for t in trials if t.protocol == protocol and t.fault == fault]
+            wrong = sum(not t.as_expected or t.stop_missed or t.outcome == "other" for t in rows)
+            lost, doubled = sum(t.lost for t in rows), sum(t.doubled for t in rows)
+            failures += wrong + lost + doubled
+            print(
+                f"{protocol:<8} {fault:<13} {len(rows):>6} {sum(t.outcome == 'finished' for t in rows):>8} "
+                f"{sum(t.outcome == 'named' for t in rows):>5} {lost:>4} {doubled:>7} {wrong:>5}"
+            )
+    for trial in trials:
+        if not trial.as_expected or trial.stop_missed or trial.lost or trial.doubled or trial.outcome == "other":
+            print(f"  {trial.protocol} {trial.fault} at command {trial.at}: {trial.outcome} {trial.error}")
+    print(f"{len(trials)} trials, wall {time.perf_counter() - started_s:.1f} s")
+    return 1 if failures else 0
