@@ -30,6 +30,7 @@ import numpy as np
 from engine import Position
 from engine.ponder import Ponderer
 from engine.search import Limit, search, warm_up
+from robot.arm import ArmResetError
 from robot.game.log import GameLog, RobotTurn
 from vision import BoardReading, MoveEvent, MoveKind, Stabiliser, detect_move, read
 from vision.cameras import Camera
@@ -160,7 +161,16 @@ class Game:
         self.tell(self._board_text(f"{headline} I play {marks[0]}, you play {marks[1]}."))
         while not self.position.is_over():
             if self.position.side_to_move == self.robot_player:
-                self._robot_turn()
+                try:
+                    self._robot_turn()
+                except ArmResetError:
+                    self._note(
+                        "My arm restarted in the middle of my move and is stopped. The game is saved: clear the "
+                        "arm's way and take away any disc of mine that fell, then run `c4robot play --resume` "
+                        "and I will home the arm and play on."
+                    )
+                    self._save()
+                    raise
             elif not self._person_turn():
                 self.tell("You seem to have walked away: the game is saved; run `c4robot play --resume` to go on.")
                 return self.log

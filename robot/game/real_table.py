@@ -63,6 +63,26 @@ def arm_from_setup(setup: calibration.Setup, port: str | None) -> tuple[ArmConfi
     return config, chain, workcell
 
 
+class _EndingCamera:
+    """A camera whose end (an image folder or a video file that has no more frames) is one clear sentence."""
+
+    def __init__(self, camera: Camera, name: str) -> None:
+        self.camera = camera
+        self.name = name
+
+    def read(self) -> np.ndarray:
+        try:
+            return self.camera.read()
+        except EOFError:
+            raise ConnectionError(
+                f"camera {self.name} has no more frames: the game so far is saved; give a live camera "
+                "(--camera 0) and run `c4robot play --resume`"
+            ) from None
+
+    def close(self) -> None:
+        self.camera.close()
+
+
 class RealGame:
     """Connects the arm and the camera from the calibration; a context manager that lets go of both."""
 
@@ -82,9 +102,11 @@ class RealGame:
             )
         config, chain, workcell = arm_from_setup(self.setup, port)
         self.tell = tell
-        self.camera = open_camera(camera) if isinstance(camera, str) else camera
-        self.arm = serial_arm(config, chain)
+        self.recorder: Recorder | None = None
+        self.arm: Arm | None = None
+        self.camera = _EndingCamera(open_camera(camera) if isinstance(camera, str) else camera, str(camera))
         try:
+            self.arm = serial_arm(config, chain)
             self.arm.connect()
             self.arm.home()
             planner = Planner(chain, workcell, config, seed_q=self.arm.joint_state())
@@ -118,7 +140,9 @@ class RealGame:
         return Game(self.table, watcher, settings, log_path, self.tell, previous, on_move)
 
     def close(self) -> None:
-        self.arm.close()
+        """Let go of whatever was opened (also when opening the arm failed half-way)."""
+        if self.arm is not None:
+            self.arm.close()
         self.camera.close()
         if self.recorder is not None:
             self.recorder.close()
