@@ -7,22 +7,26 @@ and radians here).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
 from robot.arm.trajectory import MotionLimits, Profile
 
-Protocol_ = Literal["joint", "gcode"]
+Protocol_ = Literal["joint", "gcode", "feetech"]
+DEFAULT_BAUD_RATES = {"joint": 115200, "gcode": 115200, "feetech": 1_000_000}
 GcodeDialect = Literal["uarm", "grbl"]
 
 
 @dataclass(frozen=True)
 class SerialConfig:
-    """How to reach a real arm: port (or pyserial URL), baud rate, protocol, timeouts and retries."""
+    """How to reach a real arm: port (or pyserial URL), baud rate, protocol, timeouts and retries.
+
+    `baud_rate` None is the protocol's usual rate: 115200 for joint and G-code, 1 Mbaud for a Feetech bus.
+    """
 
     port: str = ""
-    baud_rate: int = 115200
+    baud_rate: int | None = None
     protocol: Protocol_ = "joint"
     gcode_dialect: GcodeDialect = "uarm"
     reply_timeout_s: float = 1.0
@@ -32,8 +36,10 @@ class SerialConfig:
     stream_period_s: float = 0.05  # the joint protocol streams trajectory points this far apart
 
     def __post_init__(self) -> None:
-        if self.protocol not in ("joint", "gcode"):
-            raise ValueError(f"serial protocol {self.protocol!r}: use 'joint' or 'gcode'")
+        if self.protocol not in DEFAULT_BAUD_RATES:
+            raise ValueError(f"serial protocol {self.protocol!r}: use 'joint', 'gcode' or 'feetech'")
+        if self.baud_rate is None:
+            object.__setattr__(self, "baud_rate", DEFAULT_BAUD_RATES[self.protocol])
         if self.gcode_dialect not in ("uarm", "grbl"):
             raise ValueError(f"G-code dialect {self.gcode_dialect!r}: use 'uarm' or 'grbl'")
         if self.baud_rate <= 0 or self.reply_timeout_s <= 0 or self.handshake_timeout_s <= 0 or self.retries < 0:
@@ -105,4 +111,4 @@ class ArmConfig:
         for key, value in raw.items():
             name, convert = conversions[key]
             converted[name] = convert(value)
-        return cls(**converted, serial=replace(SerialConfig(), **serial_values))
+        return cls(**converted, serial=SerialConfig(**serial_values))

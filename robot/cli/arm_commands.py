@@ -47,7 +47,9 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
         "the fault calls for (or no STOP ran after an error).",
     )
     serial.add_argument("--points", type=int, default=3, help="fault points per pick-and-drop (default 3)")
-    serial.add_argument("--protocols", default="", help="comma-separated subset of joint,uarm,grbl (default all)")
+    serial.add_argument(
+        "--protocols", default="", help="comma-separated subset of joint,uarm,grbl,feetech (default all)"
+    )
     serial.add_argument("--faults", default="", help="comma-separated subset of the faults (default all)")
     serial.add_argument("--late-s", type=float, default=3.0, help="how late the late reply is (default 3 s)")
     serial.add_argument("--reply-timeout-s", type=float, default=1.0, help="the drivers' reply timeout (default 1 s)")

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from robot.arm import Arm, ArmCommandError, ArmConfig, ArmResetError, SerialConfig
+from robot.arm.drivers import feetech_wire
+from robot.arm.drivers.feetech import SO101_LAYOUT, FeetechArm
 from robot.arm.drivers.gcode import GcodeArm
 from robot.arm.drivers.joint_serial import JointSerialArm
 from robot.arm.drivers.serial_link import PortLostError
@@ -31,8 +33,9 @@ from robot.arm.trajectory import JointTrajectory
 from sim.config import DEFAULT_ARM_URDF
 from sim.fake_arms import HOME_CDEG, FakeGrbl, FakeJointFirmware, FakeUarm
 from sim.fake_devices import FAULTS, FakeDevice, Fault
+from sim.feetech_bus import FakeFeetechBus
 
-PROTOCOLS = ("joint", "uarm", "grbl")
+PROTOCOLS = ("joint", "uarm", "grbl", "feetech")
 FAULT_NAMES = (*FAULTS, "two_sessions")
 NAMED_ERRORS = (ArmResetError, ArmCommandError, PortLostError, TimeoutError, ConnectionError)
 # The error each fault must end in when it does not simply finish (None: it must finish).
@@ -79,7 +82,7 @@ class _Table:
     def __init__(self) -> None:
         self.chain = KinematicChain.from_urdf(DEFAULT_ARM_URDF, "tool")
         self.home = np.radians(np.array(HOME_CDEG) / 100.0)
-        self.limits = ArmConfig(velocity_rad_s=math.radians(180), acceleration_rad_s2=math.radians(720)).limits(5)
+        self.limits = ArmConfig(velocity_rad_s=math.radians(360), acceleration_rad_s2=math.radians(2000)).limits(5)
 
         def tool_vertical(yaw: float, shoulder: float, elbow: float, wrist_yaw: float) -> np.ndarray:
             return np.array([yaw, shoulder, elbow, -(shoulder + elbow), wrist_yaw])
@@ -115,6 +118,12 @@ class _Table:
         kwargs = {"fault": fault, "late_s": timing.late_s, "back_s": timing.back_s}
         if protocol == "joint":
             return FakeJointFirmware(**kwargs)
+        if protocol == "feetech":
+            ticks = {
+                j.servo_id: feetech_wire.ticks_from_rad(a, j.middle, j.direction)
+                for j, a in zip(SO101_LAYOUT.joints, self.home, strict=True)
+            }
+            return FakeFeetechBus({**ticks, SO101_LAYOUT.gripper_id: SO101_LAYOUT.gripper_open}, **kwargs)
         start_mm = tuple(float(v) for v in self.chain.forward(self.home)[:3, 3] * 1000.0)
         wrist_deg = 90.0 + math.degrees(self.home[-1])
         return (FakeUarm if protocol == "uarm" else FakeGrbl)(start_mm, wrist_deg, **kwargs)
@@ -122,7 +131,7 @@ class _Table:
     def arm(self, protocol: str, port: str, timing: Timing) -> Arm:
         serial = SerialConfig(
             port=port,
-            protocol="joint" if protocol == "joint" else "gcode",
+            protocol=protocol if protocol in ("joint", "feetech") else "gcode",
             gcode_dialect="grbl" if protocol == "grbl" else "uarm",
             reply_timeout_s=timing.reply_timeout_s,
             handshake_timeout_s=timing.handshake_timeout_s,
@@ -130,6 +139,8 @@ class _Table:
             reconnect_attempts=3,
         )
         config = ArmConfig(home_rad=tuple(self.home), serial=serial)
+        if protocol == "feetech":
+            return FeetechArm(config)
         return JointSerialArm(config) if protocol == "joint" else GcodeArm(config, self.chain)
 
 

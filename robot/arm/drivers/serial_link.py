@@ -139,6 +139,19 @@ class LineLink:
             self.close()
             raise PortLostError(f"serial port {self.port_name} failed while writing: {error}") from None
 
+    def read_bytes(self, deadline: Deadline) -> bytes:
+        """Whatever arrives before the deadline (for binary protocols), b"" when nothing does."""
+        port = self._require_port()
+        data, self._buffer = self._buffer, b""
+        while not data and deadline.remaining_s() > 0:
+            try:
+                port.timeout = min(deadline.remaining_s(), READ_SLICE_S)
+                data = port.read(max(1, port.in_waiting))
+            except LINK_ERRORS as error:
+                self.close()
+                raise PortLostError(f"serial port {self.port_name} failed while reading: {error}") from None
+        return data
+
     def read_line(self, deadline: Deadline) -> bytes | None:
         """The next complete line (without its end), or None when the deadline passes first."""
         port = self._require_port()

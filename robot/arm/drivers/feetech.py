@@ -1,0 +1,300 @@
+"""Driver for arms of Feetech STS3215 bus servos (the SO-100 / SO-101), speaking the protocol itself over pyserial.
+
+The packets are in `feetech_wire` (with where every address and the checksum rule were checked).
+Joint angles map to servo ticks through each joint's calibration: the tick count at angle 0 (its
+middle) and its direction. A trajectory is streamed as goal positions of all arm joints in one
+broadcast SYNC WRITE every `stream_period_s`, paced by the wall clock; the gripper servo holds the
+disc (closed = gripping).
+
+It keeps the driver contract of `robot.arm.interface`. A broadcast gets no answer, so after each
+one the driver reads every servo's torque-enable and goal registers back: a goal that is not there
+means the packet was lost on the wire and never ran, so it is sent once more (the servos say it did
+not run; nothing is repeated blindly); a servo with its torque off has powered up again, which is a
+reset (`ArmResetError`), seen within one command. A write to one servo is answered; when the answer
+is lost the register is read back instead of writing again. An error bit in a servo's status packet
+(overload, overheat, voltage ...) is an `ArmCommandError` naming the servo. On any error the arm is
+held where it stands (goal = present position, torque kept on) before the error goes up.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from robot.arm import Arm, ArmCommandError, ArmConfig, ArmResetError, ArmStatus
+from robot.arm.drivers import feetech_wire as wire
+from robot.arm.drivers.serial_link import Deadline, LineLink, PortLostError
+from robot.arm.trajectory import JointTrajectory
+
+log = logging.getLogger(__name__)
+
+SETTLE_MARGIN_S = 3.0
+POLL_S = 0.01
+ARRIVED_TICKS = 8
+
+
+@dataclass(frozen=True)
+class ServoJoint:
+    """One joint's servo: its bus id, the tick count at joint angle 0, +1 or -1 for its direction."""
+
+    servo_id: int
+    middle: int = wire.TICKS_PER_TURN // 2
+    direction: int = 1
+
+
+@dataclass(frozen=True)
+class FeetechLayout:
+    """Which servos are the arm's joints and which the gripper, and the gripper's open and closed ticks."""
+
+    joints: tuple[ServoJoint, ...]
+    gripper_id: int
+    gripper_open: int = 2048 + 600
+    gripper_closed: int = 2048
+
+    @property
+    def ids(self) -> tuple[int, ...]:
+        return (*(j.servo_id for j in self.joints), self.gripper_id)
+
+
+# The SO-100 / SO-101 as LeRobot numbers its servos: shoulder pan 1, shoulder lift 2, elbow flex 3,
+# wrist flex 4, wrist roll 5, gripper 6. Middles and directions come from `c4robot calibrate arm`.
+SO101_LAYOUT = FeetechLayout(tuple(ServoJoint(i) for i in range(1, 6)), gripper_id=6)
+
+
+class FeetechArm(Arm):
+    """A Feetech servo bus arm; the layout says which servo is which joint."""
+
+    def __init__(self, config: ArmConfig, layout: FeetechLayout = SO101_LAYOUT) -> None:
+        self.config = config
+        self.settings = config.serial
+        self.layout = layout
+        self.dof = len(layout.joints)
+        self.link = LineLink(self.settings.port, self.settings.baud_rate)
+        self._buffer = bytearray()
+        self._gripping = False
+        self._stopping = False  # a stop holds the arm even when a servo reports an error
+
+    @property
+    def port(self) -> str:
+        return self.settings.port
+
+    # -- link ------------------------------------------------------------------------------
+
+    def connect(self) -> None:
+        """Open the bus, find every servo (PING), switch torque on."""
+        self.link.open()
+        try:
+            self._find_servos()
+            for servo_id in self.layout.ids:
+                self._write(servo_id, wire.TORQUE_ENABLE, b"\x01")
+        except BaseException:
+            self.link.close()
+            raise
+
+    def close(self) -> None:
+        self.link.close()
+
+    def _find_servos(self) -> None:
+        deadline = Deadline(self.settings.handshake_timeout_s)
+        missing = list(self.layout.ids)
+        while missing and not deadline.is_expired:
+            missing = [i for i in missing if self._exchange(wire.instruction(i, wire.PING), i) is None]
+        if len(missing) == len(self.layout.ids):
+            raise TimeoutError(
+                f"servo bus on {self.port} is silent: no servo answered in {self.settings.handshake_timeout_s:.0f} s; "
+                f"check the bus's power supply, the port and the baud rate ({self.settings.baud_rate})"
+            )
+        if missing:
+            raise ConnectionError(
+                f"servo bus on {self.port}: servos {missing} do not answer; check their cables and ids"
+            )
+
+    def _exchange(self, packet: bytes, servo_id: int) -> wire.Packet | None:
+        """Send `packet` and wait for `servo_id`'s status packet; None when none comes in time."""
+        self._buffer.clear()
+        self.link.discard_input()
+        self.link.write(packet)
+        deadline = Deadline(self.settings.reply_timeout_s)
+        while True:
+            try:
+                answer = wire.take_packet(self._buffer)
+            except wire.FeetechWireError as error:
+                log.info("servo bus on %s: dropped a garbled packet: %s", self.port, error)
+                continue
+            if answer is not None and answer.servo_id == servo_id:
+                if answer.code and not self._stopping:
+                    raise ArmCommandError(f"servo {servo_id} on {self.port} reports {answer.error_text}")
+                return answer
+            if answer is None:
+                data = self.link.read_bytes(deadline)
+                if not data:
+                    return None
+                self._buffer += data
+
+    def _request(self, packet: bytes, servo_id: int) -> wire.Packet:
+        """A query (PING, READ): asking again after a lost answer changes nothing."""
+        for _ in range(self.settings.retries + 1):
+            try:
+                answer = self._exchange(packet, servo_id)
+            except PortLostError:
+                log.warning("servo bus on %s: port lost, reconnecting", self.port)
+                self.link.reopen(self.settings.reconnect_attempts)
+                continue
+            if answer is not None:
+                return answer
+        raise TimeoutError(
+            f"servo {servo_id} on {self.port} did not answer {self.settings.retries + 1} times: check its cable"
+        )
+
+    def _read(self, servo_id: int, address: int, length: int) -> bytes:
+        data = self._request(wire.read(servo_id, address, length), servo_id).params
+        if len(data) != length:
+            raise ArmCommandError(f"servo {servo_id} on {self.port} gave {len(data)} bytes for {length}")
+        return data
+
+    def _write(self, servo_id: int, address: int, data: bytes) -> None:
+        """One register write; a lost answer is settled by reading the register back (and whether the
+        servo restarted meanwhile, unless this is the write that switches its torque on)."""
+        for _ in range(self.settings.retries + 1):
+            try:
+                if self._exchange(wire.write(servo_id, address, data), servo_id) is not None:
+                    return
+            except PortLostError:
+                self.link.reopen(self.settings.reconnect_attempts)
+            if address != wire.TORQUE_ENABLE:
+                self._check_powered(servo_id, self._read(servo_id, wire.TORQUE_ENABLE, 1)[0])
+            if self._read(servo_id, address, len(data)) == data:
+                return
+        raise TimeoutError(f"servo {servo_id} on {self.port} did not take a write to register {address}")
+
+    def _sync_goals(self, goals: dict[int, int]) -> None:
+        """Goal positions of several servos in one broadcast, checked by reading them back."""
+        for _ in range(self.settings.retries + 1):
+            try:
+                self.link.write(wire.sync_write(wire.GOAL_POSITION, {i: wire.word(t) for i, t in goals.items()}))
+            except PortLostError:
+                self.link.reopen(self.settings.reconnect_attempts)
+            if self._goals_taken(goals):
+                return
+            log.info("servo bus on %s: a goal broadcast was lost, sending it again", self.port)
+        raise TimeoutError(f"servos on {self.port} did not take their goal positions: check the bus's cables")
+
+    def _goals_taken(self, goals: dict[int, int]) -> bool:
+        taken = True
+        for servo_id, ticks in goals.items():
+            data = self._read(servo_id, wire.TORQUE_ENABLE, 4)  # torque enable, acceleration, goal position
+            self._check_powered(servo_id, data[0])
+            taken &= wire.read_word(data, 2) == ticks
+        return taken
+
+    def _check_powered(self, servo_id: int, torque_enable: int) -> None:
+        """A servo powers up with its torque off: finding it off after connect means it restarted."""
+        if torque_enable == 0:
+            raise ArmResetError(
+                f"servo {servo_id} on {self.port} restarted (its torque is off) and the arm lost its motion: "
+                "check the servos' power supply, clear the arm's way, then home it and play on"
+            )
+
+    def _present_ticks(self) -> dict[int, int]:
+        """Where the arm's joint servos stand (the gripper's is read on its own)."""
+        return {
+            j.servo_id: wire.read_word(self._read(j.servo_id, wire.PRESENT_POSITION, 2)) for j in self.layout.joints
+        }
+
+    def _set_gripper(self, ticks: int) -> None:
+        """Close or open the gripper and wait until it stands (closed on a disc it stalls short of its goal)."""
+        gripper = self.layout.gripper_id
+        self._write(gripper, wire.GOAL_POSITION, wire.word(ticks))
+        deadline = Deadline(SETTLE_MARGIN_S)
+        while self._read(gripper, wire.MOVING, 1)[0] and not deadline.is_expired:
+            time.sleep(POLL_S)
+
+    def _ticks(self, q: np.ndarray) -> dict[int, int]:
+        return {
+            j.servo_id: wire.ticks_from_rad(float(a), j.middle, j.direction)
+            for j, a in zip(self.layout.joints, q, strict=True)
+        }
+
+    def _wait_arrived(self, goals: dict[int, int], timeout_s: float) -> None:
+        deadline = Deadline(timeout_s)
+        while True:
+            present = self._present_ticks()
+            if all(abs(present[i] - t) <= ARRIVED_TICKS for i, t in goals.items()):
+                return
+            if deadline.is_expired:
+                raise TimeoutError(f"arm on {self.port} did not arrive in {timeout_s:.1f} s: check for a blocked joint")
+            time.sleep(POLL_S)
+
+    def _holding_on_error(self, action: Callable[[], object]) -> object:
+        try:
+            return action()
+        except BaseException as error:
+            log.warning("holding the arm after: %s", error or type(error).__name__)
+            if self.link.is_open:
+                with contextlib.suppress(Exception):
+                    self.stop()
+            raise
+
+    # -- Arm -------------------------------------------------------------------------------
+
+    def home(self) -> None:
+        """Move to the configured home (all joints at their middle when none is set)."""
+        home = np.array(self.config.home_rad) if self.config.home_rad is not None else np.zeros(self.dof)
+        start = self.joint_state()
+        if np.max(np.abs(home - start)) > 1e-3:
+            self.follow(JointTrajectory.through([start, home], self.config.limits(self.dof)))
+
+    def joint_state(self) -> np.ndarray:
+        def read() -> np.ndarray:
+            present = self._present_ticks()
+            return np.array(
+                [wire.rad_from_ticks(present[j.servo_id], j.middle, j.direction) for j in self.layout.joints]
+            )
+
+        return self._holding_on_error(read)
+
+    def follow(self, trajectory: JointTrajectory) -> None:
+        times, points = trajectory.sample(self.settings.stream_period_s)
+
+        def motion() -> None:
+            started = time.monotonic()
+            for t, q in zip(times[1:], points[1:], strict=True):
+                time.sleep(max(0.0, started + t - time.monotonic()))
+                self._sync_goals(self._ticks(q))
+            self._wait_arrived(self._ticks(points[-1]), SETTLE_MARGIN_S)
+
+        self._holding_on_error(motion)
+
+    def grip(self) -> bool:
+        self._holding_on_error(lambda: self._set_gripper(self.layout.gripper_closed))
+        self._gripping = True
+        return True
+
+    def release(self) -> None:
+        self._holding_on_error(lambda: self._set_gripper(self.layout.gripper_open))
+        self._gripping = False
+
+    def stop(self) -> None:
+        """Hold every joint where it stands (goal = present position, torque stays on); the gripper keeps
+        squeezing, so a held disc does not drop."""
+        self._stopping = True
+        try:
+            self._sync_goals(self._present_ticks())
+        finally:
+            self._stopping = False
+
+    def status(self) -> ArmStatus:
+        q = self.joint_state()
+        moving = any(self._read(i, wire.MOVING, 1)[0] for i in self.layout.ids)
+        return ArmStatus(self.link.is_open, moving, self._gripping, tuple(float(v) for v in q))
+
+    def now_s(self) -> float:
+        return time.monotonic()
+
+    def wait(self, duration_s: float) -> None:
+        time.sleep(max(0.0, duration_s))

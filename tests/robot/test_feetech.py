@@ -1,0 +1,55 @@
+"""The Feetech STS3215 packets (checksum, little-endian words, sync write) and the driver on a virtual bus."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from robot.arm import ArmConfig, SerialConfig
+from robot.arm.drivers import feetech_wire as wire
+from robot.arm.drivers.feetech import SO101_LAYOUT, FeetechArm
+from robot.arm.trajectory import JointTrajectory
+from sim.feetech_bus import FakeFeetechBus
+
+
+def test_packets_follow_the_feetech_layout_and_checksum() -> None:
+    assert wire.instruction(1, wire.PING) == bytes.fromhex("ffff010201fb")
+    assert wire.read(1, wire.PRESENT_POSITION, 2) == bytes.fromhex("ffff0104023802be")
+    goal = wire.write(3, wire.GOAL_POSITION, wire.word(2048))
+    assert goal[:7] == bytes.fromhex("ffff0305032a00") and goal[7] == 0x08 and goal[8] == wire.checksum(goal[2:8])
+    sync = wire.sync_write(wire.GOAL_POSITION, {1: wire.word(1000), 2: wire.word(3000)})
+    assert sync[2:7] == bytes([0xFE, 10, 0x83, 42, 2]) and sync[7:13] == bytes([1, 0xE8, 0x03, 2, 0xB8, 0x0B])
+    with pytest.raises(ValueError, match="same length"):
+        wire.sync_write(wire.GOAL_POSITION, {1: b"\x01", 2: b"\x01\x02"})
+
+
+def test_status_packets_are_found_in_noise_and_garbling_is_caught() -> None:
+    buffer = bytearray(b"\x00\x13" + wire.status(2, 0, wire.word(1234)) + wire.status(2, 32))
+    packet = wire.take_packet(buffer)
+    assert packet == wire.Packet(2, 0, wire.word(1234)) and wire.read_word(packet.params) == 1234
+    assert wire.take_packet(buffer).error_text == "overload"
+    spoiled = bytearray(wire.status(4, 0, b"\x01"))
+    spoiled[5] ^= 0x10
+    with pytest.raises(wire.FeetechWireError, match="checksum"):
+        wire.take_packet(spoiled)
+    assert wire.take_packet(bytearray(wire.status(4, 0, b"\x01\x02"))[:-2]) is None  # not complete yet
+
+
+def test_angles_map_to_ticks_through_middle_and_direction() -> None:
+    assert wire.ticks_from_rad(np.pi / 2, 2048, 1) == 3072
+    assert wire.ticks_from_rad(np.pi / 2, 2000, -1) == 976
+    assert wire.rad_from_ticks(976, 2000, -1) == pytest.approx(np.pi / 2)
+
+
+def test_the_driver_moves_several_servos_on_one_bus_and_grips() -> None:
+    ticks = dict.fromkeys(SO101_LAYOUT.ids, 2048)
+    with FakeFeetechBus(ticks) as bus:
+        config = ArmConfig(serial=SerialConfig(port=bus.port, protocol="feetech", reply_timeout_s=0.3))
+        assert config.serial.baud_rate == wire.DEFAULT_BAUD_RATE
+        with FeetechArm(config) as arm:
+            target = np.array([0.3, -0.2, 0.4, 0.1, -0.5])
+            arm.follow(JointTrajectory.through([arm.joint_state(), target], config.limits(5)))
+            np.testing.assert_allclose(arm.joint_state(), target, atol=0.01)
+            assert arm.grip() and arm.status().gripping
+    assert [c for c in bus.executed if c.startswith("WRITE")][:6] == [f"WRITE {i} 40 01" for i in SO101_LAYOUT.ids]
+    assert bus.executed[-1] == f"WRITE 6 42 {wire.word(SO101_LAYOUT.gripper_closed).hex()}"
