@@ -34,8 +34,22 @@ class SerialConfig:
     retries: int = 3
     reconnect_attempts: int = 3
     stream_period_s: float = 0.05  # the joint protocol streams trajectory points this far apart
+    # Feetech bus (SO-100 / SO-101): servo ids of the joints then the gripper, and from `c4robot calibrate
+    # arm` each servo's tick count at joint angle 0 and its range; empty: 2048 and no range check.
+    servo_ids: tuple[int, ...] = (1, 2, 3, 4, 5, 6)
+    servo_middles: tuple[int, ...] = ()
+    servo_directions: tuple[int, ...] = ()
+    servo_ranges: tuple[tuple[int, int], ...] = ()
 
     def __post_init__(self) -> None:
+        for name in ("servo_ids", "servo_middles", "servo_directions"):
+            object.__setattr__(self, name, tuple(int(v) for v in getattr(self, name)))
+        object.__setattr__(self, "servo_ranges", tuple((int(a), int(b)) for a, b in self.servo_ranges))
+        for name in ("servo_middles", "servo_directions", "servo_ranges"):
+            if getattr(self, name) and len(getattr(self, name)) != len(self.servo_ids):
+                raise ValueError(f"{name} has {len(getattr(self, name))} values for {len(self.servo_ids)} servo ids")
+        if any(d not in (1, -1) for d in self.servo_directions):
+            raise ValueError(f"servo_directions {self.servo_directions}: each is 1 or -1")
         if self.protocol not in DEFAULT_BAUD_RATES:
             raise ValueError(f"serial protocol {self.protocol!r}: use 'joint', 'gcode' or 'feetech'")
         if self.baud_rate is None:

@@ -99,6 +99,12 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
     drops.add_argument("--no-test", action="store_true", help="skip the test drops (no camera at hand)")
     drops.set_defaults(run=run_drops)
 
+    servos = steps.add_parser(
+        "arm", parents=[setup], help="a Feetech servo arm (SO-100/SO-101): each joint's middle and range, by hand"
+    )
+    servos.add_argument("--serial", default=None, help="the servo bus's port (default: the file's [arm] port)")
+    servos.set_defaults(run=run_servo_ranges)
+
     show = steps.add_parser("show", parents=[setup], help="print the calibration file")
     show.set_defaults(run=run_show)
 
@@ -515,6 +521,39 @@ def _jog_to_pose(arm: Any, chain: Any, config: Any, what: str) -> Any:
             end="",
             flush=True,
         )
+
+
+def run_servo_ranges(args: argparse.Namespace) -> int:
+    """Record the Feetech servos' middles and ranges (calibration.servo_range) into the [arm] settings."""
+    import dataclasses
+
+    from calibration.servo_range import record_servo_ranges
+    from robot.arm import ArmConfig
+    from robot.arm.drivers.feetech import FeetechArm
+
+    if not sys.stdin.isatty():
+        raise OSError("calibrating the arm needs a terminal: run `c4robot calibrate arm` interactively")
+    setup = _load(args)
+    raw = {**setup.arm, **({"port": args.serial} if args.serial else {})}
+    if raw.setdefault("protocol", "feetech") != "feetech":
+        raise ValueError(f"`calibrate arm` is for Feetech servo arms; the [arm] protocol is {raw['protocol']!r}")
+    config = ArmConfig.from_dict(raw)
+    if not config.serial.port:
+        raise ValueError("no serial port for the servo bus: give --serial PORT or set port in the [arm] section")
+    with FeetechArm(config) as arm:
+        settings = record_servo_ranges(arm, input, _enter_pressed, print)
+    _save(args, dataclasses.replace(setup, arm={**raw, **settings}))
+    return 0
+
+
+def _enter_pressed() -> bool:
+    """True once the person has pressed Enter (the line is read), without waiting for it."""
+    import select
+
+    if select.select([sys.stdin], [], [], 0)[0]:
+        sys.stdin.readline()
+        return True
+    return False
 
 
 def _open_arm(config: Any, chain: Any) -> Any:

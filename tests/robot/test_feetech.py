@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+import time
+
 import numpy as np
 import pytest
 
-from robot.arm import ArmConfig, SerialConfig
+from robot.arm import ArmCommandError, ArmConfig, SerialConfig
 from robot.arm.drivers import feetech_wire as wire
 from robot.arm.drivers.feetech import SO101_LAYOUT, FeetechArm
 from robot.arm.trajectory import JointTrajectory
@@ -53,3 +56,42 @@ def test_the_driver_moves_several_servos_on_one_bus_and_grips() -> None:
             assert arm.grip() and arm.status().gripping
     assert [c for c in bus.executed if c.startswith("WRITE")][:6] == [f"WRITE {i} 40 01" for i in SO101_LAYOUT.ids]
     assert bus.executed[-1] == f"WRITE 6 42 {wire.word(SO101_LAYOUT.gripper_closed).hex()}"
+
+
+def test_calibrate_arm_records_middles_and_ranges_and_the_driver_keeps_to_them() -> None:
+    """The person holds the middle pose, then sweeps every joint (here: the test moves the loose servos)."""
+    from calibration.servo_range import record_servo_ranges
+
+    ids = SO101_LAYOUT.ids
+    with FakeFeetechBus(dict.fromkeys(ids, 2048)) as bus:
+        config = ArmConfig(serial=SerialConfig(port=bus.port, protocol="feetech", reply_timeout_s=0.3))
+        sweep = iter([-400, 0, 500, None])
+
+        def hold_middle() -> None:
+            assert not bus.servos[1].registers[40], "the torque must be off while the person moves the arm"
+            for servo_id in ids:
+                bus.servos[servo_id].position = 2000 + servo_id
+            time.sleep(0.05)
+
+        def moved_enough() -> bool:
+            offset = next(sweep)
+            for servo_id in ids:
+                bus.servos[servo_id].position = 2000 + servo_id + (offset or 0)
+            time.sleep(0.05)
+            return offset is None
+
+        with FeetechArm(config) as arm:
+            settings = record_servo_ranges(arm, hold_middle, moved_enough, lambda message: None)
+        assert all(servo.registers[40] == 1 for servo in bus.servos.values()), "torque back on afterwards"
+    assert settings["servo_ids"] == list(ids)
+    assert settings["servo_middles"] == [2000 + i for i in ids]
+    assert settings["servo_ranges"] == [[1600 + i, 2500 + i] for i in ids]
+
+    calibrated = ArmConfig.from_dict({"protocol": "feetech", **settings})
+    with FakeFeetechBus({i: 2000 + i for i in ids}) as bus:
+        config = ArmConfig(serial=dataclasses.replace(calibrated.serial, port=bus.port, reply_timeout_s=0.3))
+        with FeetechArm(config) as arm:
+            np.testing.assert_allclose(arm.joint_state(), 0.0, atol=1e-9)  # the middle pose is joint angle 0
+            beyond = np.array([0.0, 0.0, 1.2, 0.0, 0.0])  # about 780 ticks past the middle: out of range
+            with pytest.raises(ArmCommandError, match="servo 3 .* beyond its calibrated range"):
+                arm.follow(JointTrajectory.through([arm.joint_state(), beyond], config.limits(5)))

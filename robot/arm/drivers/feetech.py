@@ -22,11 +22,11 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from robot.arm import Arm, ArmCommandError, ArmConfig, ArmResetError, ArmStatus
+from robot.arm import Arm, ArmCommandError, ArmConfig, ArmResetError, ArmStatus, SerialConfig
 from robot.arm.drivers import feetech_wire as wire
 from robot.arm.drivers.serial_link import Deadline, LineLink, PortLostError
 from robot.arm.trajectory import JointTrajectory
@@ -55,25 +55,36 @@ class FeetechLayout:
     gripper_id: int
     gripper_open: int = 2048 + 600
     gripper_closed: int = 2048
+    ranges: dict[int, tuple[int, int]] = field(default_factory=dict)  # calibrated ticks per servo id
 
     @property
     def ids(self) -> tuple[int, ...]:
         return (*(j.servo_id for j in self.joints), self.gripper_id)
 
+    @classmethod
+    def from_settings(cls, serial: SerialConfig) -> FeetechLayout:
+        """The layout the `[arm]` settings give (servo ids, middles, directions and ranges from calibration)."""
+        ids = serial.servo_ids
+        middles = serial.servo_middles or (wire.TICKS_PER_TURN // 2,) * len(ids)
+        directions = serial.servo_directions or (1,) * len(ids)
+        joints = tuple(ServoJoint(*values) for values in zip(ids[:-1], middles[:-1], directions[:-1], strict=True))
+        ranges = dict(zip(ids, serial.servo_ranges, strict=True)) if serial.servo_ranges else {}
+        return cls(joints, ids[-1], middles[-1] + 600 * directions[-1], middles[-1], ranges)
+
 
 # The SO-100 / SO-101 as LeRobot numbers its servos: shoulder pan 1, shoulder lift 2, elbow flex 3,
 # wrist flex 4, wrist roll 5, gripper 6. Middles and directions come from `c4robot calibrate arm`.
-SO101_LAYOUT = FeetechLayout(tuple(ServoJoint(i) for i in range(1, 6)), gripper_id=6)
+SO101_LAYOUT = FeetechLayout.from_settings(SerialConfig())
 
 
 class FeetechArm(Arm):
     """A Feetech servo bus arm; the layout says which servo is which joint."""
 
-    def __init__(self, config: ArmConfig, layout: FeetechLayout = SO101_LAYOUT) -> None:
+    def __init__(self, config: ArmConfig, layout: FeetechLayout | None = None) -> None:
         self.config = config
         self.settings = config.serial
-        self.layout = layout
-        self.dof = len(layout.joints)
+        self.layout = layout or FeetechLayout.from_settings(config.serial)
+        self.dof = len(self.layout.joints)
         self.link = LineLink(self.settings.port, self.settings.baud_rate)
         self._buffer = bytearray()
         self._gripping = False
@@ -90,8 +101,7 @@ class FeetechArm(Arm):
         self.link.open()
         try:
             self._find_servos()
-            for servo_id in self.layout.ids:
-                self._write(servo_id, wire.TORQUE_ENABLE, b"\x01")
+            self.set_torque(True)
         except BaseException:
             self.link.close()
             raise
@@ -215,10 +225,28 @@ class FeetechArm(Arm):
             time.sleep(POLL_S)
 
     def _ticks(self, q: np.ndarray) -> dict[int, int]:
-        return {
+        """Goal ticks of the joints; ArmCommandError for a goal beyond a joint's calibrated range."""
+        goals = {
             j.servo_id: wire.ticks_from_rad(float(a), j.middle, j.direction)
             for j, a in zip(self.layout.joints, q, strict=True)
         }
+        for servo_id, ticks in goals.items():
+            low, high = self.layout.ranges.get(servo_id, (0, wire.TICKS_PER_TURN - 1))
+            if not low <= ticks <= high:
+                raise ArmCommandError(
+                    f"servo {servo_id} on {self.port}: goal {ticks} is beyond its calibrated range {low}..{high}; "
+                    "check the planner's joint limits or run `c4robot calibrate arm` again"
+                )
+        return goals
+
+    def servo_ticks(self) -> dict[int, int]:
+        """Every servo's present position in ticks (the gripper's too), for calibration."""
+        return {i: wire.read_word(self._read(i, wire.PRESENT_POSITION, 2)) for i in self.layout.ids}
+
+    def set_torque(self, on: bool) -> None:
+        """Torque on or off on every servo (off: the joints can be moved by hand, for calibration)."""
+        for servo_id in self.layout.ids:
+            self._write(servo_id, wire.TORQUE_ENABLE, bytes([int(on)]))
 
     def _wait_arrived(self, goals: dict[int, int], timeout_s: float) -> None:
         deadline = Deadline(timeout_s)
