@@ -89,6 +89,7 @@ class FeetechArm(Arm):
         self._buffer = bytearray()
         self._gripping = False
         self._stopping = False  # a stop holds the arm even when a servo reports an error
+        self._enabled: set[int] = set()  # servos whose torque this driver switched on
 
     @property
     def port(self) -> str:
@@ -101,7 +102,7 @@ class FeetechArm(Arm):
         self.link.open()
         try:
             self._find_servos()
-            self.set_torque(True)
+            self._holding_on_error(lambda: self.set_torque(True))
         except BaseException:
             self.link.close()
             raise
@@ -124,8 +125,9 @@ class FeetechArm(Arm):
                 f"servo bus on {self.port}: servos {missing} do not answer; check their cables and ids"
             )
 
-    def _exchange(self, packet: bytes, servo_id: int) -> wire.Packet | None:
-        """Send `packet` and wait for `servo_id`'s status packet; None when none comes in time."""
+    def _exchange(self, packet: bytes, servo_id: int, reply_bytes: int = 0) -> wire.Packet | None:
+        """Send `packet` and wait for `servo_id`'s status packet with `reply_bytes` of data; None when none comes
+        in time. A status packet of another length is a late answer to an earlier packet, and is skipped."""
         self._buffer.clear()
         self.link.discard_input()
         self.link.write(packet)
@@ -136,7 +138,7 @@ class FeetechArm(Arm):
             except wire.FeetechWireError as error:
                 log.info("servo bus on %s: dropped a garbled packet: %s", self.port, error)
                 continue
-            if answer is not None and answer.servo_id == servo_id:
+            if answer is not None and answer.servo_id == servo_id and len(answer.params) == reply_bytes:
                 if answer.code and not self._stopping:
                     raise ArmCommandError(f"servo {servo_id} on {self.port} reports {answer.error_text}")
                 return answer
@@ -146,11 +148,11 @@ class FeetechArm(Arm):
                     return None
                 self._buffer += data
 
-    def _request(self, packet: bytes, servo_id: int) -> wire.Packet:
+    def _request(self, packet: bytes, servo_id: int, reply_bytes: int = 0) -> wire.Packet:
         """A query (PING, READ): asking again after a lost answer changes nothing."""
         for _ in range(self.settings.retries + 1):
             try:
-                answer = self._exchange(packet, servo_id)
+                answer = self._exchange(packet, servo_id, reply_bytes)
             except PortLostError:
                 log.warning("servo bus on %s: port lost, reconnecting", self.port)
                 self.link.reopen(self.settings.reconnect_attempts)
@@ -162,25 +164,29 @@ class FeetechArm(Arm):
         )
 
     def _read(self, servo_id: int, address: int, length: int) -> bytes:
-        data = self._request(wire.read(servo_id, address, length), servo_id).params
-        if len(data) != length:
-            raise ArmCommandError(f"servo {servo_id} on {self.port} gave {len(data)} bytes for {length}")
-        return data
+        return self._request(wire.read(servo_id, address, length), servo_id, length).params
 
     def _write(self, servo_id: int, address: int, data: bytes) -> None:
-        """One register write; a lost answer is settled by reading the register back (and whether the
-        servo restarted meanwhile, unless this is the write that switches its torque on)."""
+        """One register write; a lost answer is settled by reading the register back, after checking that
+        no servo whose torque is on has restarted meanwhile (its torque would be off)."""
         for _ in range(self.settings.retries + 1):
             try:
                 if self._exchange(wire.write(servo_id, address, data), servo_id) is not None:
+                    self._note_torque(servo_id, address, data)
                     return
             except PortLostError:
                 self.link.reopen(self.settings.reconnect_attempts)
-            if address != wire.TORQUE_ENABLE:
-                self._check_powered(servo_id, self._read(servo_id, wire.TORQUE_ENABLE, 1)[0])
+            for enabled in self._enabled - ({servo_id} if address == wire.TORQUE_ENABLE else set()):
+                self._check_powered(enabled, self._read(enabled, wire.TORQUE_ENABLE, 1)[0])
             if self._read(servo_id, address, len(data)) == data:
+                self._note_torque(servo_id, address, data)
                 return
         raise TimeoutError(f"servo {servo_id} on {self.port} did not take a write to register {address}")
+
+    def _note_torque(self, servo_id: int, address: int, data: bytes) -> None:
+        """Keep track of the servos whose torque is on: finding one of them off means it restarted."""
+        if address == wire.TORQUE_ENABLE:
+            (self._enabled.add if data[0] else self._enabled.discard)(servo_id)
 
     def _sync_goals(self, goals: dict[int, int]) -> None:
         """Goal positions of several servos in one broadcast, checked by reading them back."""
