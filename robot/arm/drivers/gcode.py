@@ -43,8 +43,6 @@ POSITION_TOLERANCE_MM = 0.5
 ANGLE_TOLERANCE_DEG = 0.5
 STOP_TIMEOUT_S = 2.0
 
-GcodeCommandError = ArmCommandError  # the name earlier versions raised
-
 
 @dataclass(frozen=True)
 class Effect:
