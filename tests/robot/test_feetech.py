@@ -95,3 +95,47 @@ def test_calibrate_arm_records_middles_and_ranges_and_the_driver_keeps_to_them()
             beyond = np.array([0.0, 0.0, 1.2, 0.0, 0.0])  # about 780 ticks past the middle: out of range
             with pytest.raises(ArmCommandError, match="servo 3 .* beyond its calibrated range"):
                 arm.follow(JointTrajectory.through([arm.joint_state(), beyond], config.limits(5)))
+
+
+def _published_so101_tool(q: np.ndarray) -> np.ndarray:
+    """The tool position of the published SO-101 model (TheRobotStudio/SO-ARM100, so101_new_calib.urdf):
+    its joint origins (xyz, rpy), every joint about its own z, then its gripper frame."""
+
+    def transform(xyz: tuple[float, ...], rpy: tuple[float, ...], turn: float = 0.0) -> np.ndarray:
+        r, p, y = rpy
+        rx = np.array([[1, 0, 0], [0, np.cos(r), -np.sin(r)], [0, np.sin(r), np.cos(r)]])
+        ry = np.array([[np.cos(p), 0, np.sin(p)], [0, 1, 0], [-np.sin(p), 0, np.cos(p)]])
+        rz = np.array([[np.cos(y), -np.sin(y), 0], [np.sin(y), np.cos(y), 0], [0, 0, 1]])
+        about_z = np.array([[np.cos(turn), -np.sin(turn), 0], [np.sin(turn), np.cos(turn), 0], [0, 0, 1]])
+        matrix = np.eye(4)
+        matrix[:3, :3], matrix[:3, 3] = rz @ ry @ rx @ about_z, xyz
+        return matrix
+
+    joints = [
+        ((0.0207909, -0.0230745, 0.0948817), (-3.14159, 0, 1.5708)),
+        ((-0.0303992, -0.0182778, -0.0542), (-1.5708, -1.5708, 0)),
+        ((-0.11257, -0.028, 0), (0, 0, 1.5708)),
+        ((-0.1349, 0.0052, 0), (0, 0, -1.5708)),
+        ((0, -0.0611, 0.0181), (1.5708, 0, 3.14159)),
+    ]
+    pose = np.eye(4)
+    for (xyz, rpy), angle in zip(joints, q, strict=True):
+        pose = pose @ transform(xyz, rpy, angle)
+    return (pose @ transform((-0.0079, -0.000218121, -0.0981274), (1.5708, 0, 1.5708)))[:3, 3]
+
+
+def test_the_so101_urdf_moves_as_the_published_model() -> None:
+    """Same tool position for the same joint angles, in this project's frame (x forward, origin under the pan
+    axis); and the tool frame is the base's when the gripper points down (wrist flex +90 degrees)."""
+    from robot.arm.kinematics import KinematicChain
+    from sim.config import ASSETS_DIR
+
+    chain = KinematicChain.from_urdf(ASSETS_DIR / "so101.urdf", "tool")
+    to_ours = np.array([[0, -1, 0], [1, 0, 0], [0, 0, 1]])
+    pan_axis = np.array([0.0207909, -0.0230745, 0.0])
+    rng = np.random.default_rng(7)
+    for q in [np.zeros(5), *rng.uniform(-1.5, 1.5, size=(20, 5))]:
+        expected = to_ours @ (_published_so101_tool(q) - pan_axis)
+        np.testing.assert_allclose(chain.forward(q)[:3, 3], expected, atol=2e-4)
+    down = chain.forward(np.array([0.0, 0.0, 0.0, np.pi / 2, 0.0]))
+    np.testing.assert_allclose(down[:3, :3], np.eye(3), atol=1e-4)
