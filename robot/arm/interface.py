@@ -1,8 +1,9 @@
 """The arm interface every driver implements: what the planner's output is played on.
 
 Drivers: the PyBullet arm (`robot.arm.drivers.sim.SimArm`), a G-code desktop arm
-(`robot.arm.drivers.gcode.GcodeArm`) or an Arduino servo arm speaking the joint line protocol
-(`robot.arm.drivers.joint_serial.JointSerialArm`). The arm's settings are in `robot.arm.config`.
+(`robot.arm.drivers.gcode.GcodeArm`), an Arduino servo arm speaking the joint line protocol
+(`robot.arm.drivers.joint_serial.JointSerialArm`) or an SO-100 / SO-101 on a Feetech servo bus
+(`robot.arm.drivers.feetech.FeetechArm`). The arm's settings are in `robot.arm.config`.
 
 THE DRIVER CONTRACT (every serial driver keeps it; tests/robot/test_serial_faults.py checks it
 against misbehaving fake devices, `c4robot bench serial` measures it):
