@@ -240,8 +240,33 @@ class ArmMount:
             dispenser_height_m=0.18,
         )
 
+    @classmethod
+    def so101(cls) -> ArmMount:
+        """The SO-101 (LeRobot's desktop arm, `so101.urdf`): a shorter reach than the shipped arm, so it
+        stands closer to the board and higher, with its dispenser nearer (every column and the dispenser
+        in reach with the tool pointing down)."""
+        return cls(
+            urdf_path=ASSETS_DIR / "so101.urdf",
+            base_xy_m=(0.0, 0.12),
+            pedestal_height_m=0.20,
+            dispenser_xy_m=(0.12, 0.14),
+            dispenser_height_m=0.22,
+        )
+
+    @classmethod
+    def named(cls, name: str) -> ArmMount:
+        """The arm `c4robot play --sim --arm NAME` stands up: one of `SIM_ARMS`."""
+        if name == "c4arm":
+            return cls()
+        if name == "so101":
+            return cls.so101()
+        if name in PYBULLET_ARMS:
+            return cls.pybullet_arm(name)
+        raise ValueError(f"there is no simulated arm {name!r}: use one of {', '.join(SIM_ARMS)}")
+
 
 PYBULLET_ARMS = {"panda": "franka_panda/panda.urdf", "kuka": "kuka_iiwa/model.urdf"}
+SIM_ARMS = ("c4arm", "so101", *PYBULLET_ARMS)
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
     play = commands.add_parser("play", parents=[COMMON], help=PLAY_HELP, description=PLAY_HELP)
     play.add_argument("--sim", action="store_true", help="play in the simulated world (needs nothing else)")
     play.add_argument("--gui", action="store_true", help="with --sim: show the PyBullet window")
+    play.add_argument("--arm", default="c4arm", help="with --sim: the simulated arm, c4arm (default) or so101")
     play.add_argument("--serial", metavar="PORT", help="the real arm's serial port (e.g. /dev/ttyUSB0)")
     play.add_argument("--camera", metavar="N", help="camera index, stream URL, video file or image folder")
     play.add_argument("--opponent", default="random", help="with --sim: human, random or engine:LEVEL (default random)")
@@ -113,6 +114,7 @@ def play_sim_game(args: argparse.Namespace, tell, log_path: Path, mischief: dict
         mischief=mischief,
         record=args.record,
         config_path=args.config,
+        arm=getattr(args, "arm", "c4arm"),
     ) as game_setup:
         # A simulated person acts at once: a board that shows no move for three minutes (wall clock, generous
         # for a loaded 2-core machine) will not change any more.

@@ -134,13 +134,15 @@ class SimGame:
         mischief: dict[int, str] | None = None,
         record: Path | None = None,
         config_path: Path | None = None,
+        arm: str = "c4arm",
     ) -> None:
         import calibration
         from robot.arm.drivers.sim import SimArm, sim_planner
         from sim import World, WorldConfig
+        from sim.config import ArmMount
         from vision.cameras import SimCamera
 
-        self.world = World(WorldConfig(), seed=seed or 0, gui=gui)
+        self.world = World(WorldConfig(arm=ArmMount.named(arm)), seed=seed or 0, gui=gui)
         try:
             rng = random.Random(seed)
             person = parse_opponent(opponent, rng, input, tell)
