@@ -128,3 +128,26 @@ def hole_colours(frame: np.ndarray, board: BoardCalibration) -> np.ndarray:
             ys = np.clip([y + dy for _, dy in offsets], 0, height - 1)
             colours[row, col] = frame[ys, xs].astype(float).mean(axis=0)
     return colours
+
+
+def parse_corners(text: str) -> np.ndarray:
+    """Four "x,y" corner points typed by a person (tl tr br bl), checked: finite pixel coordinates."""
+    try:
+        corners = np.array([[float(v) for v in point.split(",")] for point in text.split()], float)
+    except ValueError:
+        corners = np.zeros(0)
+    if corners.shape != (4, 2) or not np.isfinite(corners).all():
+        shown = text if len(text) <= 60 else text[:57] + "..."
+        raise ValueError(f'corners "{shown}": give four x,y points separated by spaces (tl tr br bl)')
+    return corners
+
+
+def board_dimensions(setup_board: BoardCalibration | None, rows: int | None, cols: int | None) -> BoardCalibration:
+    """The board to look for: the file's (else a 7x6 board) with rows/cols replaced if given, its pose dropped."""
+    base = setup_board or BoardCalibration(rows=6, cols=7, corners_px=((0.0, 0.0),) * 4)
+    return dataclasses.replace(base, rows=rows or base.rows, cols=cols or base.cols, rvec_rad=None, tvec_m=None)
+
+
+def corner_error_px(measured: BoardCalibration, truth: BoardCalibration) -> float:
+    """The largest distance along x or y between two boards' corner holes, in pixels."""
+    return float(np.abs(np.asarray(measured.corners_px) - np.asarray(truth.corners_px)).max())

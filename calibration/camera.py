@@ -10,7 +10,8 @@ guessed at the edges), or when the reprojection error is too large.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import cv2
@@ -149,3 +150,39 @@ def calibrate_from_views(
     return CameraCalibration(
         camera_matrix=matrix, distortion=distortion.ravel(), image_size_px=image_size_px, reprojection_error_px=error_px
     )
+
+
+def parse_chessboard(text: str, square_mm: float) -> Chessboard:
+    """A chessboard from "COLSxROWS" inner corners and the printed square size in millimetres."""
+    try:
+        cols, rows = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        shown = text if len(text) <= 40 else text[:37] + "..."
+        raise ValueError(f"chessboard {shown!r}: give inner corners as COLSxROWS, e.g. 9x6") from None
+    if not (3 <= cols <= 40 and 3 <= rows <= 40):
+        raise ValueError(f"chessboard {cols}x{rows}: give between 3 and 40 inner corners each way")
+    if not (math.isfinite(square_mm) and 1.0 <= square_mm <= 500.0):
+        raise ValueError(f"--square-mm {square_mm}: give the printed square size in mm, between 1 and 500")
+    return Chessboard(cols, rows, square_mm / 1000.0)
+
+
+def collect_live_views(
+    read_frame: Callable[[], np.ndarray],
+    board: Chessboard,
+    wanted: int,
+    frame_limit: int,
+    on_view: Callable[[int], None],
+) -> tuple[list[ChessboardView], tuple[int, int]]:
+    """Sharp, new chessboard views from a live camera until `wanted` are kept or `frame_limit` frames were read."""
+    views: list[ChessboardView] = []
+    size = (0, 0)
+    for _ in range(frame_limit):
+        frame = read_frame()
+        size = (frame.shape[1], frame.shape[0])
+        view = find_chessboard(frame, board)
+        if view is not None and view.is_sharp and is_new_view(view, views, size):
+            views.append(view)
+            on_view(len(views))
+            if len(views) >= wanted:
+                break
+    return views, size

@@ -10,6 +10,7 @@ Every parser is made with `parents=[COMMON]` so `-v` and `--debug` work after th
 
 import argparse
 import math
+from collections.abc import Callable
 
 COMMON = argparse.ArgumentParser(add_help=False)
 # SUPPRESS keeps a sub-parser from resetting a flag given before the subcommand.
@@ -22,3 +23,41 @@ COMMON.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, h
 def quantile(sorted_values: list[float], share: float) -> float:
     """The smallest value at or above `share` of the values (nearest rank)."""
     return sorted_values[max(0, math.ceil(share * len(sorted_values)) - 1)]
+
+
+def quoted(text: str, limit: int = 40) -> str:
+    """`text` quoted for an error message, cut to `limit` characters so a pasted page stays one short line."""
+    shown = text if len(text) <= limit else f"{text[: limit - 3]}..."
+    return repr(shown) if len(text) <= limit else f"{repr(shown)} ({len(text)} characters)"
+
+
+def bounded_int(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: a whole number within [low, high], else a sentence (argparse puts the flag before it)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text.strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{quoted(text)} is not a whole number") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value} is out of range: give {low} to {high}")
+        return value
+
+    return parse
+
+
+def finite_float(low: float, high: float) -> Callable[[str], float]:
+    """An argparse type: a finite number within [low, high] (no nan, no inf), else a sentence."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text.strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{quoted(text)} is not a number") from None
+        if not (math.isfinite(value) and low <= value <= high):
+            raise argparse.ArgumentTypeError(
+                f"{quoted(text)} is out of range: give a finite number from {low:g} to {high:g}"
+            )
+        return value
+
+    return parse

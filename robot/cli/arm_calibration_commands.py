@@ -1,0 +1,76 @@
+"""`c4robot calibrate arm` and `calibrate drops` on hardware: the person moves or jogs the arm at a terminal."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+import numpy as np
+
+from robot.cli.calibration_io import DISC_SETTLE_S, camera_source, load_setup, print_checks, save_setup
+from robot.cli.terminal import enter_pressed, read_key
+
+
+def run_servo_ranges(args: argparse.Namespace) -> int:
+    """Record the Feetech servos' middles and ranges (calibration.servo_range) into the [arm] settings."""
+    import dataclasses
+
+    from calibration.servo_range import record_servo_ranges
+    from robot.arm import ArmConfig
+    from robot.arm.drivers.feetech import FeetechArm
+
+    if not sys.stdin.isatty():
+        raise OSError("calibrating the arm needs a terminal: run `c4robot calibrate arm` interactively")
+    setup = load_setup(args)
+    raw = {**setup.arm, **({"port": args.serial} if args.serial else {})}
+    if raw.setdefault("protocol", "feetech") != "feetech":
+        raise ValueError(f"`calibrate arm` is for Feetech servo arms; the [arm] protocol is {raw['protocol']!r}")
+    config = ArmConfig.from_dict(raw)
+    if not config.serial.port:
+        raise ValueError("no serial port for the servo bus: give --serial PORT or set port in the [arm] section")
+    with FeetechArm(config) as arm:
+        settings = record_servo_ranges(arm, input, enter_pressed, print)
+    save_setup(args, dataclasses.replace(setup, arm={**raw, **settings}))
+    return 0
+
+
+def run_jogged_drops(args: argparse.Namespace) -> int:
+    """Jog over the first and last column (or each) and the dispenser, interpolate, then test-drop with the camera."""
+    import dataclasses
+
+    from calibration.arm_drops import ArmDropTester
+    from calibration.drops import verify_and_correct
+    from calibration.jogging import teach_drops
+    from calibration.sim_steps import arm_config
+    from robot.arm.drivers import serial_arm
+    from robot.arm.kinematics import KinematicChain
+    from sim.config import DEFAULT_ARM_URDF
+
+    if not sys.stdin.isatty():
+        raise OSError("jogging the arm needs a terminal: run `c4robot calibrate drops` interactively")
+    setup = load_setup(args)
+    if setup.board is None:
+        raise ValueError("no board in the calibration: run `c4robot calibrate board` first")
+    config = arm_config(setup, args.serial)
+    if not config.serial.port:
+        raise ValueError("no serial port for the arm: give --serial PORT or set port in the [arm] section")
+    chain = KinematicChain.from_urdf(config.urdf_path or DEFAULT_ARM_URDF, config.tool_link)
+    with serial_arm(config, chain) as arm:
+        pick, drops = teach_drops(arm, chain, config, setup.board.cols, args.each, read_key)
+        if not args.no_test:
+            from vision.cameras import open_camera
+
+            print("\ntest drops: empty the board, then press Enter")
+            read_key()
+            with open_camera(camera_source(args.camera)) as camera:
+
+                def settled_frame() -> np.ndarray:
+                    time.sleep(DISC_SETTLE_S)
+                    return camera.read()
+
+                tester = ArmDropTester(arm, chain, config, pick, list(drops), setup.board, settled_frame)
+                drops, checks = verify_and_correct(drops, setup.board.column_pitch_m, tester)
+            print_checks(checks)
+    save_setup(args, dataclasses.replace(setup, drops=drops, pick=pick))
+    return 0
