@@ -28,6 +28,7 @@ import logging
 import multiprocessing
 import queue
 import random
+import signal
 from collections.abc import Iterator
 
 import numpy as np
@@ -156,6 +157,7 @@ def _ponder_worker(commands: multiprocessing.Queue, results: multiprocessing.Que
     from engine.search import warm_up
     from engine.solver import Solver
 
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it closes this worker
     parent = multiprocessing.parent_process()
     warm_up()
     solver = Solver(table_size_mb)

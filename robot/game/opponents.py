@@ -61,9 +61,13 @@ class TypedOpponent:
     def choose(self, position: Position) -> int:
         while True:
             answer = self.ask(f"your move (column 1-{position.width}): ").strip()
-            if answer.isdigit() and 1 <= int(answer) <= position.width and position.can_play(int(answer) - 1):
-                return int(answer) - 1
-            self.tell(f"'{answer}' is not a column you can play; type a number of a column that is not full.")
+            if answer.isdigit() and 1 <= int(answer) <= position.width:
+                if position.can_play(int(answer) - 1):
+                    return int(answer) - 1
+                self.tell(f"Column {int(answer)} is full; pick another column.")
+                continue
+            shown = answer if len(answer) <= 20 else answer[:17] + "..."
+            self.tell(f"{shown!r} is not a column: type a number from 1 to {position.width}.")
 
 
 def parse_opponent(text: str, rng: random.Random, ask: Callable[[str], str], tell: Callable[[str], None]) -> Opponent:
@@ -78,4 +82,5 @@ def parse_opponent(text: str, rng: random.Random, ask: Callable[[str], str], tel
     kind, _, level = text.partition(":")
     if kind == "engine" and level.isdigit() and 1 <= int(level) <= 10:
         return EngineOpponent(int(level), rng)
-    raise ValueError(f"unknown opponent '{text}': use human, random or engine:LEVEL with LEVEL 1 to 10")
+    shown = text if len(text) <= 30 else text[:27] + "..."
+    raise ValueError(f"unknown opponent {shown!r}: use human, random or engine:LEVEL with LEVEL 1 to 10")
