@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.testsets import DEFAULT_TESTSETS, SET_NAMES, read_test_set
-from robot.cli.common import COMMON, quantile
+from robot.cli.common import COMMON, bounded_int, finite_float, quantile, quoted
 
 if TYPE_CHECKING:
     from engine import Solver
@@ -30,6 +30,7 @@ REFERENCE = {
     ("L1_R3", True): (2_966, 46_258, 76_093, 39_127_065),
 }
 
+MAX_MOVES = 42  # a 7x6 board
 SOLVE_HELP = "exact scores of positions: move strings on stdin, 'MOVES SCORE NODES MICROSECONDS' on stdout"
 ANALYZE_HELP = (
     "the exact score of every column of a position, and the best move; the books answer for the "
@@ -62,7 +63,7 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
         parents=[COMMON],
         help="the exact solver on the public test sets, beside the C++ reference (--play: the player's moves instead)",
     )
-    bench.add_argument("--lines", type=int, default=50, help="first N lines of each set (default 50)")
+    bench.add_argument("--lines", type=bounded_int(1, 1000), default=50, help="first N lines of each set (default 50)")
     bench.add_argument("--sets", default=",".join(SET_NAMES), help="comma-separated sets (default: all six)")
     bench.add_argument("--weak", action="store_true", help="win/draw/loss only")
     bench.add_argument(
@@ -74,12 +75,12 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
         help="keep the table between positions (default: cleared before each, untimed, as in the reference)",
     )
     bench.add_argument("--play", action="store_true", help="measure the player's moves (engine.search) instead")
-    bench.add_argument("--games", type=int, default=None, help="with --play: games to play")
+    bench.add_argument("--games", type=bounded_int(1, 10_000), default=None, help="with --play: games to play")
     bench.add_argument("--no-book", action="store_true", help="with --play: without the opening book")
     bench.add_argument("--no-ponder", action="store_true", help="with --play: without pondering")
     bench.add_argument(
         "--openings",
-        type=int,
+        type=bounded_int(0, 30),
         default=2,
         metavar="K",
         help="with --games or --budget: random "
@@ -87,24 +88,26 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
     )
     bench.add_argument(
         "--budget",
-        type=int,
+        type=bounded_int(1, 1_000_000),
         metavar="N",
         help="time N robot answers in games from random "
         "openings (book on, no pondering): does every answer keep the 500 ms budget?",
     )
     bench.add_argument(
         "--width",
-        type=int,
+        type=bounded_int(4, 9),
         default=7,
         help="with --budget: board columns (default 7; 9x7 and 8x8 play by the heuristic search alone)",
     )
-    bench.add_argument("--height", type=int, default=6, help="with --budget: board rows (default 6)")
+    bench.add_argument("--height", type=bounded_int(4, 9), default=6, help="with --budget: board rows (default 6)")
     _add_table_flag(bench)
     bench.set_defaults(run=run_bench)
 
 
 def _add_table_flag(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--table-mb", type=float, default=64.0, help="transposition table size (default 64 MB)")
+    parser.add_argument(
+        "--table-mb", type=finite_float(1, 4096), default=64.0, help="transposition table size (default 64 MB)"
+    )
 
 
 def run_solve(args: argparse.Namespace) -> int:
@@ -120,6 +123,7 @@ def run_solve(args: argparse.Namespace) -> int:
     number = 0
     for lines in batches:
         parsed: list[tuple[str, Position | str]] = []  # (moves, position or the error's sentence)
+        expected: dict[int, tuple[int, str]] = {}  # index in parsed -> (expected score, the line)
         for line in lines:
             number += 1
             fields = line.split()
@@ -128,19 +132,32 @@ def run_solve(args: argparse.Namespace) -> int:
             try:
                 if len(fields) > 2 or (len(fields) == 2 and not fields[1].lstrip("-").isdigit()):
                     raise ValueError("expected the moves, optionally followed by a score")
+                if len(fields[0]) > MAX_MOVES:
+                    raise ValueError(f"{len(fields[0])} moves: a 7x6 board holds at most {MAX_MOVES}")
                 position = Position.from_moves(fields[0])
                 solver.check(position)
+                if len(fields) == 2:
+                    expected[len(parsed)] = (int(fields[1]), f"line {number} {quoted(line.strip())}")
                 parsed.append((fields[0], position))
             except ValueError as error:
-                parsed.append((fields[0], f"c4robot solve: line {number} {line.strip()!r}: {error}"))
+                parsed.append((fields[0], f"c4robot solve: line {number} {quoted(line.strip())}: {error}"))
         results = iter(solver.solve_many([p for _, p in parsed if isinstance(p, Position)], weak=args.weak))
-        for moves, position in parsed:
+        for index, (moves, position) in enumerate(parsed):
             if isinstance(position, str):
                 print(position, file=sys.stderr, flush=True)
                 status = 2
                 continue
             result = next(results)
             print(f"{moves} {result.score} {result.nodes} {round(result.elapsed_s * 1e6)}", flush=True)
+            if index in expected and expected[index][0] != result.score:
+                score, where = expected[index]
+                print(
+                    f"c4robot solve: {where} is read as the moves {moves!r} and an expected score {score}, "
+                    f"but the position scores {result.score} (moves are written without spaces)",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                status = max(status, 1)
     return status
 
 
@@ -160,6 +177,8 @@ def run_analyze(args: argparse.Namespace) -> int:
     from engine.position import centre_first
     from engine.search import book_score
 
+    if len(args.moves) > MAX_MOVES:
+        raise ValueError(f"moves {quoted(args.moves)}: a 7x6 board holds at most {MAX_MOVES}")
     position = Position.from_moves(args.moves)
     started = time.perf_counter()
     scores = Solver(args.table_mb).analyze(position, args.weak, lambda child: book_score(child, args.weak))

@@ -13,37 +13,53 @@ import time
 from pathlib import Path
 
 from engine.testsets import DEFAULT_TESTSETS, SET_NAMES, read_test_set
-from robot.cli.common import COMMON, quantile
+from robot.cli.common import COMMON, bounded_int, finite_float, quantile, quoted
 
 STYLES = ("neutral", "expansive", "restrictive", "tactical")
 BUDGET_MS = 500.0
 THINK_S = 5.0  # the simulated person's thinking time per move in the benchmark games
 BUDGET_GAMES_PER_ROUND = 2  # one with the robot first, one second
 BUDGET_OPPONENT_S = 0.05  # the opponents only make the games varied: their speed does not matter
+MIN_SIZE, MAX_WIDTH, MAX_HEIGHT = 4, 9, 9  # move strings are digits: at most 9 columns
+MAX_OPENING_PLIES = 30  # random openings of up to 30 plies are found in milliseconds and leave a game to play
 
 
 def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubParsersAction) -> None:
     """Add `move`, `match` and `book build`."""
     move = commands.add_parser("move", parents=[COMMON], help="the column the robot would play")
     move.add_argument("moves", nargs="?", default="", help="1-based move string, e.g. 4453 (empty: new game)")
-    move.add_argument("--time-ms", type=float, default=500.0, help="time budget in ms (default 500)")
-    move.add_argument("--level", type=int, default=10, help="skill 1 (beginner) .. 10 (perfect), default 10")
+    move.add_argument("--time-ms", type=finite_float(1, 600_000), default=500.0, help="time budget in ms (default 500)")
+    move.add_argument(
+        "--level", type=bounded_int(1, 10), default=10, help="skill 1 (beginner) .. 10 (perfect), default 10"
+    )
     move.add_argument("--style", choices=STYLES, default="neutral", help="playing style (the Delphi seed's)")
-    move.add_argument("--seed", type=int, help="seed for the choice among equally good moves")
-    move.add_argument("--width", type=int, default=7, help="board columns (default 7)")
-    move.add_argument("--height", type=int, default=6, help="board rows (default 6)")
+    move.add_argument("--seed", type=bounded_int(0, 2**63 - 1), help="seed for the choice among equally good moves")
+    move.add_argument("--width", type=bounded_int(MIN_SIZE, MAX_WIDTH), default=7, help="board columns (default 7)")
+    move.add_argument("--height", type=bounded_int(MIN_SIZE, MAX_HEIGHT), default=6, help="board rows (default 6)")
     move.add_argument("--json", action="store_true", help="print JSON")
     move.set_defaults(run=run_move)
 
     match = commands.add_parser("match", parents=[COMMON], help="engine-vs-engine match with a results table")
     match.add_argument("a", help="player A: a level 1..10 or 'seed' (the robot seed's depth-4 bot)")
     match.add_argument("b", help="player B: a level 1..10 or 'seed'")
-    match.add_argument("--games", type=int, default=10, help="games, played in pairs with colours swapped")
-    match.add_argument("--openings", type=int, default=2, help="random opening plies before the players take over")
     match.add_argument(
-        "--time-ms", type=float, default=500.0, help="time per move in ms (default 500, the robot's budget)"
+        "--games", type=bounded_int(1, 10_000), default=10, help="games, played in pairs with colours swapped"
     )
-    match.add_argument("--seed", type=int, default=0, help="seed of the openings and the players' variety")
+    match.add_argument(
+        "--openings",
+        type=bounded_int(0, MAX_OPENING_PLIES),
+        default=2,
+        help="random opening plies before the players take over",
+    )
+    match.add_argument(
+        "--time-ms",
+        type=finite_float(1, 600_000),
+        default=500.0,
+        help="time per move in ms (default 500, the robot's budget)",
+    )
+    match.add_argument(
+        "--seed", type=bounded_int(0, 2**63 - 1), default=0, help="seed of the openings and the players' variety"
+    )
     match.add_argument("--quiet", action="store_true", help="only the table, not every game")
     match.set_defaults(run=run_match)
 
@@ -58,8 +74,10 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
         help="a value-keeping move for every position of the first plies, for games off the robot's lines (resumable)",
     )
     for action, work, out in ((build, "book-work.npz", "book.npz"), (early, "early-work.npz", "early_book.npz")):
-        action.add_argument("--depth", type=int, default=4, help="plies covered (default 4)")
-        action.add_argument("--processes", type=int, default=2, help="worker processes (default 2, one per core)")
+        action.add_argument("--depth", type=bounded_int(1, 8), default=4, help="plies covered (default 4)")
+        action.add_argument(
+            "--processes", type=bounded_int(1, 64), default=2, help="worker processes (default 2, one per core)"
+        )
         action.add_argument("--work", default=work, help=f"progress file to resume from (default ./{work})")
         action.add_argument("--out", help=f"book file (default: engine/{out} inside the package)")
         action.set_defaults(run=run_book_build)
@@ -69,6 +87,10 @@ def run_move(args: argparse.Namespace) -> int:
     from engine.position import Position
     from engine.search import Limit, search, warm_up
 
+    if len(args.moves) > args.width * args.height:
+        raise ValueError(
+            f"moves {quoted(args.moves)}: a {args.width}x{args.height} board holds at most {args.width * args.height}"
+        )
     position = Position.from_moves(args.moves, args.width, args.height)
     warm_up(args.width, args.height)
     rng = random.Random(args.seed) if args.seed is not None else None
@@ -238,8 +260,11 @@ def bench_budget(args: argparse.Namespace) -> int:
 def _opening_plies(args: argparse.Namespace) -> int:
     """The random plies before the robot's games (`--openings`), checked."""
     openings = getattr(args, "openings", 2)
-    if openings < 0:
-        raise ValueError(f"--openings {openings} is negative: give 0 (the empty board) or more random plies")
+    if not 0 <= openings <= MAX_OPENING_PLIES:
+        raise ValueError(
+            f"--openings {openings}: give 0 (the empty board) to {MAX_OPENING_PLIES} random plies "
+            "(a longer random opening leaves no game to play)"
+        )
     return openings
 
 
