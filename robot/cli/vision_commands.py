@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import math
 import os
 import tempfile
 import time
 from pathlib import Path
 
-from robot.cli.common import COMMON
+from robot.cli.common import COMMON, bounded_int, quoted
 
 DEFAULT_PHOTOS = Path(__file__).resolve().parents[2].parent / "shared" / "vision" / "photos"
 BENCH_FRAME_SIZE_PX = (640, 480)
@@ -22,8 +23,8 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
     read = commands.add_parser("read", parents=[COMMON], help="read the board in a photo")
     read.add_argument("image", help="photo of the board (any format OpenCV reads)")
     read.add_argument("--corners", help='centres of the tl, tr, br, bl holes in px: "x,y x,y x,y x,y"')
-    read.add_argument("--rows", type=int, default=6, help="rows of holes (default 6)")
-    read.add_argument("--cols", type=int, default=7, help="columns of holes (default 7)")
+    read.add_argument("--rows", type=bounded_int(4, 12), default=6, help="rows of holes (default 6)")
+    read.add_argument("--cols", type=bounded_int(4, 12), default=7, help="columns of holes (default 7)")
     read.add_argument("--json", action="store_true", help="print JSON instead of the board")
     read.add_argument("--overlay", metavar="OUT.png", help="also write a picture of what was seen")
     read.set_defaults(run=run_read)
@@ -45,8 +46,8 @@ def parse_corners(text: str) -> list[list[float]]:
         points = [[float(value) for value in pair.split(",")] for pair in text.replace(";", " ").split()]
     except ValueError:
         points = []
-    if len(points) != 4 or any(len(point) != 2 for point in points):
-        raise ValueError(f'--corners "{text}" is not four x,y points: give "x,y x,y x,y x,y" (tl tr br bl)')
+    if len(points) != 4 or any(len(point) != 2 or not all(math.isfinite(v) for v in point) for point in points):
+        raise ValueError(f'--corners {quoted(text)} is not four x,y points: give "x,y x,y x,y x,y" (tl tr br bl)')
     return points
 
 
@@ -73,6 +74,7 @@ def write_image_atomically(path: str | Path, image) -> None:
 
     target = Path(path)
     suffix = target.suffix or ".png"
+    check_image_suffix(path)
     ok, encoded = cv2.imencode(suffix, image)
     if not ok:
         raise ValueError(f"overlay {path} has an extension OpenCV cannot write: use .png or .jpg")
@@ -86,11 +88,21 @@ def write_image_atomically(path: str | Path, image) -> None:
         raise
 
 
+def check_image_suffix(path: str | Path) -> None:
+    """ValueError naming the file when OpenCV cannot write its extension (checked before any work is done)."""
+    import cv2
+
+    if not cv2.haveImageWriter(f"x{Path(path).suffix or '.png'}"):
+        raise ValueError(f"overlay {quoted(str(path))} has an extension OpenCV cannot write: use .png or .jpg")
+
+
 def run_read(args: argparse.Namespace) -> int:
     import vision
     from vision.overlay import draw_reading
 
     corners = parse_corners(args.corners) if args.corners else None
+    if args.overlay:
+        check_image_suffix(args.overlay)
     image = load_image(args.image)
     reading = vision.read(image, shape=(args.rows, args.cols), corners=corners)
     if args.overlay:
