@@ -30,7 +30,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from calibration.store.atomic import write_atomically
+from calibration.store.atomic import remove_stale_temps, write_atomically
 from calibration.store.reading import SCHEMA_VERSION, parse
 from calibration.store.sections import (
     DISC_COLOUR_LETTERS,
@@ -44,6 +44,7 @@ from calibration.store.sections import (
 from calibration.store.writing import format_setup, format_toml
 
 CONFIG_ENV = "XDG_CONFIG_HOME"
+STALE_TEMP_S = 600.0  # a temp file this old beside the calibration is from a write that died
 
 
 def default_path() -> Path:
@@ -77,6 +78,7 @@ def save(setup: Setup, path: str | os.PathLike[str] | None = None) -> Path:
     """Write the setup atomically (default_path() when None); returns the path written."""
     file = Path(path) if path is not None else default_path()
     write_atomically(file, format_setup(setup))
+    remove_stale_temps(file, STALE_TEMP_S)
     return file
 
 
@@ -92,6 +94,7 @@ __all__ = [
     "default_path",
     "format_setup",
     "format_toml",
+    "remove_stale_temps",
     "load",
     "parse",
     "save",

@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from calibration.store.sections import (
+    MAX_BOARD_SIZE,
+    MIN_BOARD_SIZE,
     ArmPose,
     BoardCalibration,
     CalibrationError,
@@ -31,11 +33,11 @@ def parse(text: str) -> Setup:
     if version != SCHEMA_VERSION:
         age = "an older" if isinstance(version, int) and version < SCHEMA_VERSION else "another"
         raise CalibrationError(
-            f"schema_version {version!r} is from {age} c4robot (this one reads {SCHEMA_VERSION}); run the calibration again"
+            f"schema_version {_shown(version)} is from {age} c4robot (this one reads {SCHEMA_VERSION}); run the calibration again"
         )
     unknown = set(document) - {"schema_version", "camera", "board", "colours", "drops", "pick", "arm"}
     if unknown:
-        raise CalibrationError(f"unknown sections {sorted(unknown)}")
+        raise CalibrationError(f"unknown sections {_shown(sorted(unknown))}")
     try:
         return Setup(
             camera=_camera_from(document["camera"]) if "camera" in document else None,
@@ -67,22 +69,32 @@ def _field(table: Mapping[str, Any], section: str, key: str) -> Any:
 
 def _numbers(value: Any, where: str, length: int | None = None) -> tuple[float, ...]:
     if not isinstance(value, list) or not all(_is_number(item) for item in value):
-        raise CalibrationError(f"{where} must be a list of numbers, got {value!r}")
+        raise CalibrationError(f"{where} must be a list of numbers, got {_shown(value)}")
     if length is not None and len(value) != length:
         raise CalibrationError(f"{where} must have {length} numbers, got {len(value)}")
+    if not all(math.isfinite(item) for item in value):
+        raise CalibrationError(f"{where} must be finite numbers (no nan or inf), got {_shown(value)}")
     return tuple(float(item) for item in value)
 
 
 def _number(value: Any, where: str) -> float:
-    if not _is_number(value):
-        raise CalibrationError(f"{where} must be a number, got {value!r}")
+    if not _is_number(value) or not math.isfinite(value):
+        raise CalibrationError(f"{where} must be a finite number, got {_shown(value)}")
     return float(value)
 
 
-def _integer(value: Any, where: str) -> int:
+def _integer(value: Any, where: str, low: int, high: int) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
-        raise CalibrationError(f"{where} must be a whole number, got {value!r}")
+        raise CalibrationError(f"{where} must be a whole number, got {_shown(value)}")
+    if not low <= value <= high:
+        raise CalibrationError(f"{where} is {value}: give {low} to {high}")
     return value
+
+
+def _shown(value: Any) -> str:
+    """A value for an error message, cut short: a file may hold anything."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _is_number(value: Any) -> bool:
@@ -93,7 +105,7 @@ def _camera_from(raw: Any) -> CameraCalibration:
     table = _table({"camera": raw}, "camera")
     matrix = _field(table, "camera", "camera_matrix")
     if not isinstance(matrix, list) or len(matrix) != 3:
-        raise CalibrationError(f"camera.camera_matrix must be 3 rows of 3 numbers, got {matrix!r}")
+        raise CalibrationError(f"camera.camera_matrix must be 3 rows of 3 numbers, got {_shown(matrix)}")
     size = _numbers(_field(table, "camera", "image_size_px"), "camera.image_size_px", 2)
     return CameraCalibration(
         camera_matrix=tuple(_numbers(row, "camera.camera_matrix row", 3) for row in matrix),
@@ -107,14 +119,14 @@ def _board_from(raw: Any) -> BoardCalibration:
     table = _table({"board": raw}, "board")
     corners = _field(table, "board", "corners_px")
     if not isinstance(corners, list) or len(corners) != 4:
-        raise CalibrationError(f"board.corners_px must be four [x, y] points (tl, tr, br, bl), got {corners!r}")
+        raise CalibrationError(f"board.corners_px must be four [x, y] points (tl, tr, br, bl), got {_shown(corners)}")
     has_rvec, has_tvec = "rvec_rad" in table, "tvec_mm" in table
     if has_rvec != has_tvec:
         raise CalibrationError("[board] is incomplete: the pose needs both rvec_rad and tvec_mm")
     tvec_mm = _numbers(table["tvec_mm"], "board.tvec_mm", 3) if has_tvec else None
     return BoardCalibration(
-        rows=_integer(_field(table, "board", "rows"), "board.rows"),
-        cols=_integer(_field(table, "board", "cols"), "board.cols"),
+        rows=_integer(_field(table, "board", "rows"), "board.rows", MIN_BOARD_SIZE, MAX_BOARD_SIZE),
+        cols=_integer(_field(table, "board", "cols"), "board.cols", MIN_BOARD_SIZE, MAX_BOARD_SIZE),
         corners_px=tuple(_numbers(point, "board.corners_px point", 2) for point in corners),
         column_pitch_m=_number(_field(table, "board", "column_pitch_mm"), "board.column_pitch_mm") / 1000.0,
         row_pitch_m=_number(_field(table, "board", "row_pitch_mm"), "board.row_pitch_mm") / 1000.0,
@@ -139,7 +151,9 @@ def _drops_from(raw: Any) -> tuple[ArmPose, ...]:
     entries = _field(table, "drops", "column")
     if not isinstance(entries, list) or not entries or not all(isinstance(entry, dict) for entry in entries):
         raise CalibrationError("drops.column must be a list of [[drops.column]] tables")
-    numbers = [_integer(_field(entry, "drops", "column"), "drops.column.column") for entry in entries]
+    numbers = [
+        _integer(_field(entry, "drops", "column"), "drops.column.column", 1, MAX_BOARD_SIZE) for entry in entries
+    ]
     if sorted(numbers) != list(range(1, len(entries) + 1)):
         raise CalibrationError(f"drops must cover columns 1..{len(entries)} once each, got {numbers}")
     by_column = dict(zip(numbers, entries, strict=False))

@@ -7,12 +7,16 @@ translation) is refused here, whoever builds it: the file reader, a calibration 
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
 DISC_COLOUR_LETTERS = "RYBGPOKW"
 DISTORTION_LENGTHS = (4, 5, 8, 12, 14)
+MIN_BOARD_SIZE, MAX_BOARD_SIZE = 2, 20  # holes per row or column
+MAX_IMAGE_SIDE_PX = 20_000
+MAX_REACH_M = 5.0  # no arm pose or board lies farther from the arm or the camera
 
 
 class CalibrationError(ValueError):
@@ -32,15 +36,22 @@ class CameraCalibration:
         object.__setattr__(self, "camera_matrix", tuple(_floats(row) for row in self.camera_matrix))
         object.__setattr__(self, "distortion", _floats(self.distortion))
         object.__setattr__(self, "image_size_px", tuple(int(value) for value in self.image_size_px))
-        object.__setattr__(self, "reprojection_error_px", float(self.reprojection_error_px))
+        object.__setattr__(self, "reprojection_error_px", _finite(self.reprojection_error_px, "reprojection_error_px"))
         if len(self.camera_matrix) != 3 or any(len(row) != 3 for row in self.camera_matrix):
             raise ValueError(f"camera_matrix must be 3x3, got {self.camera_matrix!r}")
         if len(self.distortion) not in DISTORTION_LENGTHS:
             raise ValueError(
                 f"distortion must have one of {DISTORTION_LENGTHS} coefficients, got {len(self.distortion)}"
             )
-        if len(self.image_size_px) != 2 or min(self.image_size_px) <= 0:
-            raise ValueError(f"image_size_px must be [width, height] > 0, got {self.image_size_px!r}")
+        if len(self.image_size_px) != 2 or not all(0 < side <= MAX_IMAGE_SIDE_PX for side in self.image_size_px):
+            raise ValueError(
+                f"image_size_px must be [width, height] from 1 to {MAX_IMAGE_SIDE_PX}, got {self.image_size_px!r}"
+            )
+        fx, fy = self.camera_matrix[0][0], self.camera_matrix[1][1]
+        if not (fx > 0 and fy > 0):
+            raise ValueError(f"camera_matrix focal lengths must be positive, got fx {fx!r}, fy {fy!r}")
+        if tuple(self.camera_matrix[2]) != (0.0, 0.0, 1.0) or self.camera_matrix[1][0] != 0.0:
+            raise ValueError(f"camera_matrix must be [[fx, s, cx], [0, fy, cy], [0, 0, 1]], got {self.camera_matrix!r}")
         if not self.reprojection_error_px >= 0:
             raise ValueError(f"reprojection_error_px must be >= 0, got {self.reprojection_error_px!r}")
 
@@ -77,11 +88,13 @@ class BoardCalibration:
             object.__setattr__(self, "rvec_rad", _floats(self.rvec_rad))
         if self.tvec_m is not None:
             object.__setattr__(self, "tvec_m", _floats(self.tvec_m))
-        object.__setattr__(self, "column_pitch_m", float(self.column_pitch_m))
-        object.__setattr__(self, "row_pitch_m", float(self.row_pitch_m))
-        object.__setattr__(self, "disc_plane_depth_m", float(self.disc_plane_depth_m))
-        if self.rows < 2 or self.cols < 2:
-            raise ValueError(f"board rows and cols must be at least 2, got {self.rows}x{self.cols}")
+        object.__setattr__(self, "column_pitch_m", _finite(self.column_pitch_m, "column_pitch_m"))
+        object.__setattr__(self, "row_pitch_m", _finite(self.row_pitch_m, "row_pitch_m"))
+        object.__setattr__(self, "disc_plane_depth_m", _finite(self.disc_plane_depth_m, "disc_plane_depth_m"))
+        if not (MIN_BOARD_SIZE <= self.rows <= MAX_BOARD_SIZE and MIN_BOARD_SIZE <= self.cols <= MAX_BOARD_SIZE):
+            raise ValueError(
+                f"board rows and cols must be {MIN_BOARD_SIZE} to {MAX_BOARD_SIZE}, got {self.rows}x{self.cols}"
+            )
         if not (0 < self.column_pitch_m < 1 and 0 < self.row_pitch_m < 1 and 0 <= self.disc_plane_depth_m < 0.1):
             raise ValueError(
                 f"board pitches {self.column_pitch_m} m, {self.row_pitch_m} m, disc plane {self.disc_plane_depth_m} m "
@@ -94,6 +107,10 @@ class BoardCalibration:
         for name, vector in (("rvec", self.rvec_rad), ("tvec", self.tvec_m)):
             if vector is not None and len(vector) != 3:
                 raise ValueError(f"{name} must have 3 values, got {vector!r}")
+        if self.tvec_m is not None and not 0 < self.tvec_m[2] <= MAX_REACH_M:
+            raise ValueError(
+                f"board tvec puts the board {self.tvec_m[2]!r} m in front of the camera: it must be in front"
+            )
 
     @property
     def has_pose(self) -> bool:
@@ -138,7 +155,9 @@ class ArmPose:
 
     def __post_init__(self) -> None:
         for name in ("x_m", "y_m", "z_m", "yaw_rad"):
-            object.__setattr__(self, name, float(getattr(self, name)))
+            object.__setattr__(self, name, _finite(getattr(self, name), name))
+        if max(abs(self.x_m), abs(self.y_m), abs(self.z_m)) > MAX_REACH_M:
+            raise ValueError(f"arm pose {self.xyz_m!r} m is beyond any arm's reach ({MAX_REACH_M} m)")
 
     @property
     def xyz_m(self) -> tuple[float, float, float]:
@@ -170,5 +189,12 @@ class Setup:
 
 
 def _floats(values: Any) -> tuple[float, ...]:
-    """Plain floats from any sequence of numbers (lists, tuples, numpy arrays)."""
-    return tuple(float(value) for value in values)
+    """Plain finite floats from any sequence of numbers (lists, tuples, numpy arrays); ValueError for nan or inf."""
+    return tuple(_finite(value, "values") for value in values)
+
+
+def _finite(value: Any, name: str) -> float:
+    number = float(value)
+    if not math.isfinite(number):
+        raise ValueError(f"{name} must be a finite number, got {number!r}")
+    return number

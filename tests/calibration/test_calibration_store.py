@@ -152,7 +152,7 @@ def test_unwritable_value_keeps_the_old_file(tmp_path: Path) -> None:
         ),
         (
             "schema_version = 1\n[[drops.column]]\ncolumn = 1\nx_mm = 'a'\ny_mm = 2\nz_mm = 3\nyaw_deg = 0\n",
-            "x_mm must be a number",
+            "x_mm must be a finite number",
         ),
         ("schema_version = 1\n[extra]\n", "unknown sections"),
         ("schema_version = 1\n[pick]\nx_mm = 1\ny_mm = 2\nz_mm = 3\n", r"\[pick\] is incomplete: yaw_deg"),
