@@ -1,14 +1,32 @@
-"""The game log: the record of one game, saved atomically after every move so `--resume` can continue it."""
+"""The game log: the record of one game, saved atomically after every move so `--resume` can continue it.
+
+The log is a person's game: it is locked while a game runs (a second `c4robot play` on it is refused),
+every value is checked when read (a hand-edited or damaged log is named, never half-believed), and an
+unfinished game is never overwritten by a new one: it is kept under another name first.
+"""
 
 from __future__ import annotations
 
+import fcntl
 import json
+import math
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from calibration.store import write_atomically
+from calibration.store import remove_stale_temps, write_atomically
 
 LOG_VERSION = 1
+MAX_SIDE = 9  # the move string is one digit per move
+WINNERS = (None, "robot", "opponent", "draw")
+
+
+class GameLogBusyError(OSError):
+    """Another `c4robot play` holds the game log."""
 
 
 @dataclass
@@ -27,6 +45,7 @@ class GameLog:
     """The record of a game, saved atomically after every move so `--resume` can continue it.
 
     `moves` are 0-based columns in play order; the file stores them as a 1-based move string.
+    `stopped` says why a game ended before its end (None while it runs or once it is over).
     """
 
     robot_first: bool
@@ -37,10 +56,15 @@ class GameLog:
     events: list[str] = field(default_factory=list)
     board_agreement: bool = True
     winner: str | None = None
+    stopped: str | None = None
 
     @property
     def move_string(self) -> str:
         return "".join(str(column + 1) for column in self.moves)
+
+    @property
+    def is_finished(self) -> bool:
+        return self.winner is not None
 
     def summary(self) -> dict:
         """The `--json` summary of DESIGN.md: 1-based columns, the winner, per robot turn figures."""
@@ -60,6 +84,7 @@ class GameLog:
             ],
             "board_agreement": self.board_agreement,
             "events": list(self.events),
+            **({"stopped": self.stopped} if self.stopped else {}),
         }
 
     def save(self, path: Path) -> None:
@@ -69,35 +94,129 @@ class GameLog:
 
     @classmethod
     def load(cls, path: Path) -> GameLog:
-        """Read a saved log. Raises FileNotFoundError when there is none, ValueError when it is damaged."""
+        """Read a saved log. Raises FileNotFoundError when there is none, ValueError naming the key when it is damaged."""
         if not path.exists():
             raise FileNotFoundError(f"no game log at {path}: there is no game to resume")
         try:
-            document = json.loads(path.read_text())
-            if document.get("version") != LOG_VERSION:
-                raise ValueError(f"version {document.get('version')!r}, expected {LOG_VERSION}")
-            moves = document["moves"]
-            if not isinstance(moves, str) or not all(c.isdigit() and c != "0" for c in moves):
-                raise ValueError(f"moves {moves!r} is not a move string")
-            turns = [
-                RobotTurn(
-                    t["column"] - 1,
-                    None if t["landed"] is None else t["landed"] - 1,
-                    t["vision_s"],
-                    t["engine_s"],
-                    t["arm_s"],
-                )
-                for t in document["turns"]
-            ]
-            return cls(
-                robot_first=bool(document["robot_first"]),
-                rows=int(document["rows"]),
-                cols=int(document["cols"]),
-                moves=[int(c) - 1 for c in moves],
-                turns=turns,
-                events=list(document["events"]),
-                board_agreement=bool(document["board_agreement"]),
-                winner=document["winner"],
-            )
-        except (ValueError, KeyError, TypeError) as error:
-            raise ValueError(f"the game log {path} is damaged ({error}): delete it to start a new game") from error
+            return cls.from_document(json.loads(path.read_text(encoding="utf-8")))
+        except (ValueError, UnicodeDecodeError, RecursionError) as error:
+            reason = " ".join(str(error).split())[:200]
+            raise ValueError(f"the game log {path} is damaged ({reason}): delete it to start a new game") from None
+
+    @classmethod
+    def from_document(cls, document: Any) -> GameLog:
+        """A log from its parsed JSON; ValueError naming the first key whose value is missing or wrong."""
+        if not isinstance(document, dict):
+            raise ValueError(f"it holds a JSON {type(document).__name__}, not an object")
+        if document.get("version") != LOG_VERSION:
+            raise ValueError(f"version {_shown(document.get('version'))}, expected {LOG_VERSION}")
+        rows, cols = _whole(document, "rows", 4, MAX_SIDE), _whole(document, "cols", 4, MAX_SIDE)
+        moves = _typed(document, "moves", str)
+        if len(moves) > rows * cols or not all("1" <= c <= str(cols) for c in moves):
+            raise ValueError(f"moves {_shown(moves)} is not a move string of a {cols}-column board")
+        columns = [int(c) - 1 for c in moves]
+        if any(columns.count(column) > rows for column in set(columns)):
+            raise ValueError(f"moves {_shown(moves)} put more than {rows} discs in a column")
+        turns = _typed(document, "turns", list)
+        events = _typed(document, "events", list)
+        if not all(isinstance(event, str) for event in events):
+            raise ValueError("events must be a list of sentences")
+        winner = document.get("winner", "missing")
+        if winner not in WINNERS:
+            raise ValueError(f"winner {_shown(winner)} is none of robot, opponent, draw or null")
+        stopped = document.get("stopped")
+        if stopped is not None and not isinstance(stopped, str):
+            raise ValueError(f"stopped {_shown(stopped)} is not a sentence")
+        return cls(
+            robot_first=_typed(document, "robot_first", bool),
+            rows=rows,
+            cols=cols,
+            moves=columns,
+            turns=[_turn(turn, index, cols) for index, turn in enumerate(turns)],
+            events=list(events),
+            board_agreement=_typed(document, "board_agreement", bool),
+            winner=winner,
+            stopped=stopped,
+        )
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _typed(document: dict, key: str, kind: type) -> Any:
+    value = document.get(key)
+    if key not in document:
+        raise ValueError(f"{key} is missing")
+    if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+        raise ValueError(f"{key} is {_shown(value)}, not a {'true/false' if kind is bool else kind.__name__}")
+    return value
+
+
+def _whole(document: dict, key: str, low: int, high: int) -> int:
+    value = _typed(document, key, int)
+    if not low <= value <= high:
+        raise ValueError(f"{key} is {value}: give {low} to {high}")
+    return value
+
+
+def _turn(turn: Any, index: int, cols: int) -> RobotTurn:
+    where = f"turns[{index}]"
+    if not isinstance(turn, dict):
+        raise ValueError(f"{where} is {_shown(turn)}, not an object")
+    column = _whole(turn, "column", 1, cols)
+    landed = None if turn.get("landed", 0) is None else _whole(turn, "landed", 1, cols)
+    times = []
+    for key in ("vision_s", "engine_s", "arm_s"):
+        value = turn.get(key)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not (math.isfinite(value) and value >= 0):
+            raise ValueError(f"{where}.{key} is {_shown(value)}, not a finite number of seconds")
+        times.append(float(value))
+    return RobotTurn(column - 1, None if landed is None else landed - 1, *times)
+
+
+@contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """Hold the game log for one `c4robot play`; GameLogBusyError (an OSError) when another play holds it.
+
+    The lock is an advisory `flock` on a file beside the log, released by the system when the process
+    ends however it ends. Under the lock, temp files of writes that died are removed.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lock_path = path.with_name(f".{path.name}.lock")
+    descriptor = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise GameLogBusyError(
+                f"the game log {path} is in use by another `c4robot play`: let that game end, or give --log OTHER"
+            ) from None
+        remove_stale_temps(path, 0.0)
+        yield
+    finally:
+        os.close(descriptor)
+
+
+def keep_unfinished(path: Path) -> Path | None:
+    """Move an unfinished (or unreadable) game in `path` aside so a new game does not overwrite it; its new name.
+
+    None when there is no log, or the game in it is over (then the new game may replace it).
+    """
+    if not path.exists():
+        return None
+    try:
+        if GameLog.load(path).is_finished:
+            return None
+        kind = "unfinished"
+    except ValueError:
+        kind = "damaged"
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    kept = path.with_name(f"{path.stem}.{kind}-{stamp}{path.suffix}")
+    counter = 1
+    while kept.exists():
+        counter += 1
+        kept = path.with_name(f"{path.stem}.{kind}-{stamp}-{counter}{path.suffix}")
+    os.replace(path, kept)
+    return kept

@@ -138,6 +138,7 @@ class Game:
         self.rng = random.Random(settings.seed)
         self.on_move = on_move
         self.ponderer: Ponderer | None = None
+        self._last_note: str | None = None
 
     @property
     def robot_player(self) -> int:
@@ -172,7 +173,14 @@ class Game:
                     self._save()
                     raise
             elif not self._person_turn():
-                self.tell("You seem to have walked away: the game is saved; run `c4robot play --resume` to go on.")
+                self.log.stopped = self._why_stopped()
+                if self._save():
+                    self.tell(
+                        f"You seem to have walked away ({self.log.stopped}): the game is saved in {self.log_path}; "
+                        "run `c4robot play --resume` to go on."
+                    )
+                else:
+                    self.tell(f"You seem to have walked away ({self.log.stopped}): the game stops here, unsaved.")
                 return self.log
             self._save()
         self._game_over()
@@ -181,12 +189,22 @@ class Game:
     def _board_text(self, headline: str) -> str:
         return f"{headline}\n{self.position}"
 
-    def _save(self) -> None:
-        if self.log_path is not None:
-            self.log.save(self.log_path)
+    def _save(self) -> bool:
+        """Save the log when the game has a log file; True when it was saved."""
+        if self.log_path is None:
+            return False
+        self.log.save(self.log_path)
+        return True
+
+    def _why_stopped(self) -> str:
+        waited = f"no move of yours seen for {self.settings.give_up_after_s:.0f} s"
+        return f"{waited}; last: {self._last_note}" if self._last_note else waited
 
     def _note(self, message: str) -> None:
-        """Tell the person and keep it in the log."""
+        """Tell the person and keep it in the log; the same message again in a row is not repeated."""
+        if message == self._last_note:
+            return
+        self._last_note = message
         self.log.events.append(message)
         self.tell(message)
 
@@ -221,6 +239,7 @@ class Game:
             if reading is not None:
                 event = detect_move(self.position.to_array(), reading, person)
                 if event.kind is MoveKind.MOVE and event.column is not None:
+                    self._last_note = None
                     self._apply(event.column)
                     self._check_agreement(reading)
                     self.tell(self._board_text(f"You played column {event.column + 1}."))
