@@ -20,11 +20,15 @@ from calibration.store import (
 )
 
 
-def sim_setup(world: Any, robot_player: int = 1) -> Setup:
-    """The exact calibration of a `sim.World`; see `calibration.sim_truth`."""
+def sim_setup(world: Any, robot_player: int | None = None) -> Setup:
+    """The exact calibration of a `sim.World` (by default the robot plays the discs it has in `play --sim`).
+
+    See `calibration.sim_truth`.
+    """
+    from calibration.sim_truth import SIM_ROBOT_DISCS
     from calibration.sim_truth import sim_setup as exact_setup
 
-    return exact_setup(world, robot_player)
+    return exact_setup(world, SIM_ROBOT_DISCS if robot_player is None else robot_player)
 
 
 __all__ = [

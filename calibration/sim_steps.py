@@ -86,11 +86,16 @@ def sim_drops(setup: Setup, world: Any) -> tuple[BoardCalibration, tuple[ArmPose
 
 
 def sim_colour_frame(world: Any, robot_column: int, person_column: int) -> np.ndarray:
-    """A frame of the sim board with a robot disc (the dispenser's colour) and a person's disc in the given columns."""
+    """A frame of the sim board with a disc of the sim robot's colour and one of the person's in the given columns.
+
+    The robot's colour is the one `play --sim` gives it (SIM_ROBOT_DISCS), so the file and the game agree.
+    """
+    from calibration.sim_truth import SIM_ROBOT_DISCS
+
     cols = world.config.board.columns
-    if 0 <= robot_column < cols and 0 <= person_column < cols:
-        world.drop_disc(robot_column, world.dispenser_player)
-        world.drop_disc(person_column, 3 - world.dispenser_player)
+    if 0 <= robot_column < cols and 0 <= person_column < cols and robot_column != person_column:
+        world.drop_disc(robot_column, SIM_ROBOT_DISCS)
+        world.drop_disc(person_column, 3 - SIM_ROBOT_DISCS)
         world.wait_until_settled()
     return world.render_camera()
 

@@ -16,6 +16,9 @@ from calibration.board import board_pose, corners_of
 from calibration.colours import colours_from_frame
 from calibration.store import ArmPose, BoardCalibration, CameraCalibration, ColourCalibration, Setup
 
+SIM_ROBOT_DISCS = 2  # the world's player number (yellow) of the discs the simulated robot plays
+SIM_ROBOT_LETTER = "Y"  # what `calibrate colours --sim` names them
+
 
 def sim_camera(world: Any) -> CameraCalibration:
     """The sim camera's exact intrinsics: a pinhole without distortion."""
@@ -76,7 +79,7 @@ def sim_arm_poses(world: Any) -> tuple[tuple[ArmPose, ...], ArmPose]:
     return tuple(arm_pose(drop) for drop in workcell.drops), arm_pose(workcell.pick)
 
 
-def sim_setup(world: Any, robot_player: int = 1) -> Setup:
+def sim_setup(world: Any, robot_player: int = SIM_ROBOT_DISCS) -> Setup:
     """The exact calibration of a `sim.World` (the robot plays `robot_player`'s discs)."""
     camera = sim_camera(world)
     board = sim_board(world, camera)

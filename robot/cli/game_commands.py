@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from robot.cli.common import COMMON
+from robot.cli.common import COMMON, bounded_int, finite_float, quoted
 
 PLAY_HELP = "play a whole game: --sim in the simulation, or --serial PORT --camera N on the real table"
 
@@ -23,10 +23,19 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
     play.add_argument("--camera", metavar="N", help="camera index, stream URL, video file or image folder")
     play.add_argument("--opponent", default="random", help="with --sim: human, random or engine:LEVEL (default random)")
     play.add_argument("--robot-first", action="store_true", help="the robot makes the first move")
-    play.add_argument("--level", type=int, default=10, help="the robot's skill, 1 (beginner) to 10 (perfect)")
-    play.add_argument("--time-ms", type=int, default=500, help="the robot's thinking budget per move")
+    play.add_argument(
+        "--level", type=bounded_int(1, 10), default=10, help="the robot's skill, 1 (beginner) to 10 (perfect)"
+    )
+    play.add_argument(
+        "--time-ms", type=finite_float(1, 600_000), default=500, help="the robot's thinking budget per move"
+    )
     play.add_argument("--no-ponder", action="store_true", help="do not think ahead while the person thinks")
-    play.add_argument("--seed", type=int, default=None, help="seed for the world and the players (repeatable games)")
+    play.add_argument(
+        "--seed",
+        type=bounded_int(0, 2**31 - 1),
+        default=None,
+        help="seed for the world and the players (repeatable games)",
+    )
     play.add_argument("--record", metavar="DIR", type=Path, help="save each move's frame with the overlay and a video")
     play.add_argument("--config", metavar="PATH", type=Path, help="calibration file (default: the user's config dir)")
     play.add_argument("--log", metavar="PATH", type=Path, help="game log, saved after every move")
@@ -35,9 +44,9 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
     play.set_defaults(run=run_play)
 
     bench = bench_targets.add_parser("game", parents=[COMMON], help="whole simulated games: speed and agreement")
-    bench.add_argument("--games", type=int, default=2, help="games to play (default 2)")
+    bench.add_argument("--games", type=bounded_int(1, 1000), default=2, help="games to play (default 2)")
     bench.add_argument("--opponent", default="engine:5", help="the simulated person (default engine:5)")
-    bench.add_argument("--seed", type=int, default=1)
+    bench.add_argument("--seed", type=bounded_int(0, 2**31 - 1), default=1)
     bench.set_defaults(run=run_bench_game)
 
 
@@ -52,23 +61,41 @@ def run_play(args: argparse.Namespace) -> int:
         raise ValueError("say where to play: --sim for the simulation, or --serial PORT --camera N for a real arm")
     if args.sim and args.serial:
         raise ValueError("--sim and --serial exclude each other: choose the simulation or the real arm")
-    if not 1 <= args.level <= 10:
-        raise ValueError(f"level {args.level} is not between 1 and 10")
-    if args.time_ms <= 0:
-        raise ValueError(f"--time-ms {args.time_ms} must be positive")
+    if args.arm not in ("c4arm", "so101"):
+        raise ValueError(f"--arm {quoted(args.arm)}: choose c4arm or so101")
     out = sys.stderr if args.json else sys.stdout
 
     def tell(message: str) -> None:
         print(message, file=out, flush=True)
 
+    from robot.game.log import locked
+
     log_path = args.log or _default_log_path()
-    while True:
-        summary = play_sim_game(args, tell, log_path) if args.sim else play_real_game(args, tell, log_path)
-        if args.json:
-            print(json.dumps(summary, indent=1))
-        if not _wants_another_game(args):
-            return 0
-        args = argparse.Namespace(**{**vars(args), "resume": False, "robot_first": not summary["robot_first"]})
+    with locked(log_path):
+        while True:
+            if not args.resume:
+                _keep_unfinished_game(log_path, tell)
+            summary = play_sim_game(args, tell, log_path) if args.sim else play_real_game(args, tell, log_path)
+            if args.json:
+                print(json.dumps(summary, indent=1))
+            if summary["winner"] is None:
+                raise GameStoppedError(f"the game stopped before its end: {summary.get('stopped', 'no reason given')}")
+            if not _wants_another_game(args):
+                return 0
+            args = argparse.Namespace(**{**vars(args), "resume": False, "robot_first": not summary["robot_first"]})
+
+
+class GameStoppedError(RuntimeError):
+    """A game that could not go on to its end (the reason is in the log, which is saved)."""
+
+
+def _keep_unfinished_game(log_path: Path, tell) -> None:
+    """A new game never overwrites an unfinished one: it is kept under another name, and the person told."""
+    from robot.game.log import keep_unfinished
+
+    kept = keep_unfinished(log_path)
+    if kept is not None:
+        tell(f"The game in {log_path} was not finished: it is kept as {kept} (resume it with --resume --log {kept}).")
 
 
 def _wants_another_game(args: argparse.Namespace) -> bool:

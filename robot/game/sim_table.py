@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from calibration.sim_truth import SIM_ROBOT_DISCS, SIM_ROBOT_LETTER
 from engine import Position
 from robot.arm.planner import Planner, play_column
 from robot.game.log import GameLog
@@ -25,7 +26,7 @@ from vision import MoveEvent, MoveKind
 
 log = logging.getLogger(__name__)
 
-ROBOT_DISCS = 2  # the world's player number of the robot's discs (yellow)
+ROBOT_DISCS = SIM_ROBOT_DISCS  # the world's player number of the robot's discs (yellow)
 PERSON_DISCS = 1  # the simulated person's (red)
 
 
@@ -154,6 +155,11 @@ class SimGame:
                 raise ValueError(
                     f"the calibration {config_path} has no board or colours section: "
                     f"run `c4robot calibrate board --sim` and `calibrate colours --sim`"
+                )
+            if setup.colours.robot != SIM_ROBOT_LETTER:
+                raise ValueError(
+                    f"the calibration {config_path} says the robot plays {setup.colours.robot}, but in the simulation "
+                    f"it plays {SIM_ROBOT_LETTER}: run `c4robot calibrate colours --sim --config {config_path}` again"
                 )
             colours = (setup.colours.robot_bgr, setup.colours.person_bgr)
             self.recorder = Recorder(record) if record else None
