@@ -29,7 +29,7 @@ import numpy as np
 
 from engine import Position
 from engine.ponder import Ponderer
-from engine.search import Limit, search, warm_up
+from engine.search import Limit, SearchResult, search, warm_up
 from robot.arm import ArmResetError
 from robot.game.log import GameLog, RobotTurn
 from vision import BoardReading, MoveEvent, MoveKind, Stabiliser, detect_move, read
@@ -96,6 +96,7 @@ class BoardWatcher:
         self.on_frame = on_frame
         self.last_frame: np.ndarray | None = None
         self.last_reading: BoardReading | None = None
+        self.frame_observer: Callable[[np.ndarray, BoardReading], None] | None = None  # a live view (Game.watch)
 
     def look(self, timeout_s: float) -> BoardReading:
         """The next reading that stays the same over several frames. Raises BoardUnseenError after `timeout_s`."""
@@ -107,6 +108,8 @@ class BoardWatcher:
             self.last_frame, self.last_reading = frame, reading
             if self.on_frame is not None:
                 self.on_frame(frame, reading)
+            if self.frame_observer is not None:
+                self.frame_observer(frame, reading)
             stable = self.stabiliser.update(reading)
             if stable is not None:
                 return stable
@@ -139,6 +142,41 @@ class Game:
         self.on_move = on_move
         self.ponderer: Ponderer | None = None
         self._last_note: str | None = None
+        self.observer: GameObserver | None = None
+        self._last_search: tuple[SearchResult, int] | None = None  # and the stones on the board then
+
+    def watch(self, observer: GameObserver) -> None:
+        """Show the game to `observer` (a live view): every message and state change, every camera frame."""
+        self.observer = observer
+        self.watcher.frame_observer = observer.on_frame
+        tell = self.tell
+
+        def tell_and_publish(message: str) -> None:
+            tell(message)
+            self._publish(message.splitlines()[0])
+
+        self.tell = tell_and_publish
+        self._publish(None)
+
+    def _publish(self, message: str | None) -> None:
+        """Hand the observer a fresh snapshot of the game (plain values: it may read them on another thread)."""
+        if self.observer is None:
+            return
+        over = self.position.is_over()
+        turn = "over" if over else "robot" if self.position.side_to_move == self.robot_player else "person"
+        self.observer.on_state(
+            {
+                "rows": self.position.height,
+                "cols": self.position.width,
+                "moves": list(self.log.moves),
+                "robot_first": self.settings.robot_first,
+                "turn": turn,
+                "winner": self.log.winner,
+                "winning_cells": [list(cell) for cell in self.position.winning_cells()] if over else [],
+                "search": None if self._last_search is None else _search_snapshot(*self._last_search),
+                "message": message,
+            }
+        )
 
     @property
     def robot_player(self) -> int:
@@ -265,6 +303,7 @@ class Game:
         think = self.ponderer.search if self.ponderer is not None else search
         result = think(self.position, Limit(time=self.settings.time_budget_s), level=self.settings.level, rng=self.rng)
         engine_s = result.ms / 1000.0
+        self._last_search = result, self.position.moves_played()
         self.tell(f"I play column {result.column + 1}" + (" (proven)." if result.proven else "."))
         arm_s = self.table.robot_drop(result.column)
         vision_started = time.perf_counter()
@@ -318,10 +357,30 @@ class Game:
         self._save()
 
 
+class GameObserver(Protocol):
+    """What watches a game (robot.view.LiveView): called on the game's thread, so each call must return at once."""
+
+    def on_state(self, snapshot: dict) -> None:
+        """The game changed: board (moves), turn, the robot's last search, winner and four, the message said."""
+
+    def on_frame(self, frame: np.ndarray, reading: BoardReading) -> None:
+        """A camera frame and what vision read in it."""
+
+
+def _search_snapshot(result: SearchResult, stones: int) -> dict:
+    """The robot's last choice: its column, each column's score (Pons' scale when proven), stones before it."""
+    return {
+        "column": result.column,
+        "proven": result.proven,
+        "column_scores": list(result.column_scores),
+        "stones": stones,
+    }
+
+
 def _new_disc_column(before: np.ndarray, after: np.ndarray) -> int | None:
     """The column of the one disc in `after` that `before` does not have (None if not exactly one)."""
     new = np.argwhere((before == 0) & (after != 0))
     return int(new[0][1]) if len(new) == 1 else None
 
 
-__all__ = ["BoardUnseenError", "BoardWatcher", "Game", "GameLog", "GameSettings", "RobotTurn", "Table"]
+__all__ = ["BoardUnseenError", "BoardWatcher", "Game", "GameObserver", "GameLog", "GameSettings", "RobotTurn", "Table"]
