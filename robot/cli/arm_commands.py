@@ -7,7 +7,7 @@ import argparse
 import math
 import time
 
-from robot.cli.common import COMMON
+from robot.cli.common import COMMON, bounded_int, finite_float
 
 
 def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubParsersAction) -> None:
@@ -21,18 +21,25 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
         "how many discs landed in the right cell.",
     )
     bench.add_argument("--columns", default="", help="1-based columns, e.g. 1,4,7 (default: all)")
-    bench.add_argument("--turns", type=int, default=6, help="robot turns per column (6 fills a column; default 6)")
+    bench.add_argument(
+        "--turns", type=bounded_int(1, 100), default=6, help="robot turns per column (6 fills a column; default 6)"
+    )
     bench.add_argument(
         "--drops",
-        type=int,
+        type=bounded_int(0, 10_000),
         default=0,
         metavar="N",
         help="also drop N free discs with sim.drops.run_drop_trials and print their figures",
     )
-    bench.add_argument("--seed", type=int, default=0)
-    bench.add_argument("--velocity-deg-s", type=float, default=90.0, help="joint speed limit (default 90)")
+    bench.add_argument("--seed", type=bounded_int(0, 2**31 - 1), default=0)
     bench.add_argument(
-        "--acceleration-deg-s2", type=float, default=300.0, help="joint acceleration limit (default 300)"
+        "--velocity-deg-s", type=finite_float(1, 1000), default=90.0, help="joint speed limit (default 90)"
+    )
+    bench.add_argument(
+        "--acceleration-deg-s2",
+        type=finite_float(1, 10_000),
+        default=300.0,
+        help="joint acceleration limit (default 300)",
     )
     bench.add_argument("--profile", choices=("trapezoid", "quintic"), default="trapezoid")
     bench.set_defaults(run=run_bench)
@@ -46,13 +53,19 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
         "finished, named errors, commands lost, commands doubled, and trials whose outcome was not the one "
         "the fault calls for (or no STOP ran after an error).",
     )
-    serial.add_argument("--points", type=int, default=3, help="fault points per pick-and-drop (default 3)")
+    serial.add_argument(
+        "--points", type=bounded_int(1, 100), default=3, help="fault points per pick-and-drop (default 3)"
+    )
     serial.add_argument(
         "--protocols", default="", help="comma-separated subset of joint,uarm,grbl,feetech (default all)"
     )
     serial.add_argument("--faults", default="", help="comma-separated subset of the faults (default all)")
-    serial.add_argument("--late-s", type=float, default=3.0, help="how late the late reply is (default 3 s)")
-    serial.add_argument("--reply-timeout-s", type=float, default=1.0, help="the drivers' reply timeout (default 1 s)")
+    serial.add_argument(
+        "--late-s", type=finite_float(0.01, 60), default=3.0, help="how late the late reply is (default 3 s)"
+    )
+    serial.add_argument(
+        "--reply-timeout-s", type=finite_float(0.01, 60), default=1.0, help="the drivers' reply timeout (default 1 s)"
+    )
     serial.set_defaults(run=run_bench_serial)
 
 
