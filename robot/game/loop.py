@@ -303,7 +303,7 @@ class Game:
         think = self.ponderer.search if self.ponderer is not None else search
         result = think(self.position, Limit(time=self.settings.time_budget_s), level=self.settings.level, rng=self.rng)
         engine_s = result.ms / 1000.0
-        self._last_search = result, self.position.moves_played()
+        self._last_search = result, self.position.moves_played
         self.tell(f"I play column {result.column + 1}" + (" (proven)." if result.proven else "."))
         arm_s = self.table.robot_drop(result.column)
         vision_started = time.perf_counter()
