@@ -2,19 +2,34 @@
 
 from __future__ import annotations
 
+import argparse
+
 import pytest
 
 from robot.cli import main
+from robot.cli.main import build_parser
 
 
 def test_help_lists_commands(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as exit_info:
-        main(["--help"])
-    assert exit_info.value.code == 0
+    assert main(["--help"]) == 0
     assert "bench" in capsys.readouterr().out
 
 
-def test_unknown_command_is_a_usage_error() -> None:
-    with pytest.raises(SystemExit) as exit_info:
-        main(["no-such-command"])
-    assert exit_info.value.code == 2
+def test_unknown_command_is_one_line_and_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["no-such-command"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("c4robot: ") and "--help" in err
+
+
+def _numeric_actions(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()):
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _numeric_actions(sub, (*path, name))
+        elif action.type in (int, float):
+            yield " ".join(path), action.option_strings or [action.dest]
+
+
+def test_every_number_a_person_types_is_bounded() -> None:
+    """A plain int/float flag accepts nan, inf or 10**9: each number goes through bounded_int or finite_float."""
+    assert list(_numeric_actions(build_parser())) == []
