@@ -17,6 +17,7 @@ os.environ.setdefault("OPENCV_LOG_LEVEL", "OFF")
 os.environ.setdefault("OPENCV_VIDEOIO_DEBUG", "0")
 
 import argparse  # noqa: E402
+import contextlib  # noqa: E402
 import logging  # noqa: E402
 import sys  # noqa: E402
 from typing import NoReturn  # noqa: E402
@@ -47,6 +48,7 @@ EXIT_FAILURE = 1
 EXIT_INTERRUPTED = 130
 MESSAGE_LIMIT = 400  # characters: an error quoting a pasted page stays a line
 BUG_MARK = "this is a bug in c4robot"
+SIMULATING_COMMANDS = ("play", "calibrate", "bench")  # they may load pybullet
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -97,17 +99,19 @@ def main(argv: list[str] | None = None) -> int:
         _say("interrupted")
         return EXIT_INTERRUPTED
     debug = getattr(args, "debug", False)
+    if args.command in SIMULATING_COMMANDS:
+        _import_quietly("pybullet")
     level = logging.WARNING - 10 * min(getattr(args, "verbose", 0), 2)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
     try:
         return int(args.run(args) or 0)
     except KeyboardInterrupt:
-        _say("interrupted (Ctrl-C); what was saved is kept")
+        _say("interrupted (Ctrl-C)")
         return EXIT_INTERRUPTED
-    except EOFError as error:
+    except EOFError:
         if debug:
             raise
-        _say(f"the input ended ({error or 'Ctrl-D'}); what was saved is kept")
+        _say("the input ended (Ctrl-D) while an answer was awaited: stopped")
         return EXIT_INTERRUPTED
     except (ValueError, LookupError) as error:
         if debug:
@@ -132,6 +136,22 @@ def main(argv: list[str] | None = None) -> int:
             return EXIT_FAILURE
         _say(f"{type(error).__name__}: {error} ({BUG_MARK}; --debug shows where)")
         return EXIT_FAILURE
+
+
+def _import_quietly(module: str) -> None:
+    """Import a module whose C code prints a banner on stderr (pybullet's build time) with stderr closed."""
+    if module in sys.modules:
+        return
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+            with contextlib.suppress(ImportError):  # the command that needs it says so itself
+                __import__(module)
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 def _os_error_text(error: BaseException) -> str:
