@@ -25,6 +25,7 @@ LAYERS = (
     ("calibration", 4),
     ("calibration.store", 0),  # imports nothing of the project, so every layer may read a calibration
     ("robot.game", 5),
+    ("robot.view", 5),
     ("robot.cli", 6),
     ("robot", 6),
 )

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from robot.cli.common import COMMON, bounded_int, finite_float, quoted
+from robot.cli.view_commands import add_view_arguments, opened_view
 
 PLAY_HELP = "play a whole game: --sim in the simulation, or --serial PORT --camera N on the real table"
 
@@ -41,12 +42,14 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
     play.add_argument("--log", metavar="PATH", type=Path, help="game log, saved after every move")
     play.add_argument("--resume", action="store_true", help="continue the game in the log after a crash")
     play.add_argument("--json", action="store_true", help="print a JSON summary (messages go to stderr)")
+    add_view_arguments(play)
     play.set_defaults(run=run_play)
 
     bench = bench_targets.add_parser("game", parents=[COMMON], help="whole simulated games: speed and agreement")
     bench.add_argument("--games", type=bounded_int(1, 1000), default=2, help="games to play (default 2)")
     bench.add_argument("--opponent", default="engine:5", help="the simulated person (default engine:5)")
     bench.add_argument("--seed", type=bounded_int(0, 2**31 - 1), default=1)
+    add_view_arguments(bench)
     bench.set_defaults(run=run_bench_game)
 
 
@@ -71,11 +74,12 @@ def run_play(args: argparse.Namespace) -> int:
     from robot.game.log import locked
 
     log_path = args.log or _default_log_path()
-    with locked(log_path):
+    with locked(log_path), opened_view(args, tell, "Connect 4 robot: live") as server:
         while True:
             if not args.resume:
                 _keep_unfinished_game(log_path, tell)
-            summary = play_sim_game(args, tell, log_path) if args.sim else play_real_game(args, tell, log_path)
+            play_game = play_sim_game if args.sim else play_real_game
+            summary = play_game(args, tell, log_path, view=server and server.view)
             if args.json:
                 print(json.dumps(summary, indent=1))
             if summary["winner"] is None:
@@ -126,8 +130,10 @@ def _previous_log(args: argparse.Namespace, log_path: Path):
     return GameLog.load(log_path) if args.resume else None
 
 
-def play_sim_game(args: argparse.Namespace, tell, log_path: Path, mischief: dict[int, str] | None = None) -> dict:
-    """A whole game in a fresh simulated world; returns the JSON summary."""
+def play_sim_game(
+    args: argparse.Namespace, tell, log_path: Path, mischief: dict[int, str] | None = None, view=None
+) -> dict:
+    """A whole game in a fresh simulated world, shown on `view` (a robot.view.LiveView) if given; its summary."""
     from robot.game.sim_table import SimGame
 
     previous = _previous_log(args, log_path)
@@ -147,10 +153,12 @@ def play_sim_game(args: argparse.Namespace, tell, log_path: Path, mischief: dict
         # for a loaded 2-core machine) will not change any more.
         settings = dataclasses.replace(_settings(args, robot_first), remind_after_s=20.0, give_up_after_s=180.0)
         game = game_setup.game(settings, log_path, previous)
+        if view is not None:
+            game.watch(view)
         return game.play().summary()
 
 
-def play_real_game(args: argparse.Namespace, tell, log_path: Path) -> dict:
+def play_real_game(args: argparse.Namespace, tell, log_path: Path, view=None) -> dict:
     """A whole game on the real table: arm on `--serial`, camera `--camera`, calibration from `--config`."""
     from robot.game.real_table import RealGame
 
@@ -162,7 +170,18 @@ def play_real_game(args: argparse.Namespace, tell, log_path: Path) -> dict:
         port=args.serial, camera=args.camera, config_path=args.config, tell=tell, record=args.record
     ) as game_setup:
         game = game_setup.game(_settings(args, robot_first), log_path, previous)
+        if view is not None:
+            game.watch(view)
         return game.play().summary()
+
+
+def _view_reader(server):
+    """With --view, a reader of the view's streams (as a browser would be), so the bench runs with the view busy."""
+    if server is None:
+        return None
+    from robot.view.client import StreamReader
+
+    return StreamReader(server.url)
 
 
 def run_bench_game(args: argparse.Namespace) -> int:
@@ -176,7 +195,8 @@ def run_bench_game(args: argparse.Namespace) -> int:
     rows = []
     started = time.perf_counter()
     quiet = lambda message: None  # noqa: E731 - the benchmark prints only its table
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory() as folder, opened_view(args, print, "c4robot bench game") as server:
+        reader = _view_reader(server)
         for index in range(args.games):
             game_args = argparse.Namespace(
                 seed=args.seed + index,
@@ -190,7 +210,7 @@ def run_bench_game(args: argparse.Namespace) -> int:
                 resume=False,
             )
             game_started = time.perf_counter()
-            summary = play_sim_game(game_args, quiet, Path(folder) / f"game{index}.json")
+            summary = play_sim_game(game_args, quiet, Path(folder) / f"game{index}.json", view=server and server.view)
             rows.append((summary, time.perf_counter() - game_started))
     wall_s = time.perf_counter() - started
     turns = [turn for summary, _ in rows for turn in summary["turns"]]
@@ -212,6 +232,9 @@ def run_bench_game(args: argparse.Namespace) -> int:
         f"median robot turn: vision {median('vision_s'):.3f} s, engine {median('engine_s'):.3f} s, "
         f"arm {median('arm_s'):.2f} s (simulated arm time)"
     )
+    robot_s = statistics.median(turn["vision_s"] + turn["engine_s"] for turn in turns) if turns else float("nan")
+    watched = f"with the live view open ({reader.bytes_read / 1e6:.1f} MB streamed)" if reader else "without a view"
+    print(f"median robot turn, vision + engine (wall clock): {robot_s:.3f} s, {watched}")
     print(f"robot drops landed in the chosen column: {landed}/{len(turns)}")
     print(f"board agreement in every game: {all(summary['board_agreement'] for summary, _ in rows)}")
     return 0

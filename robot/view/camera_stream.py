@@ -1,0 +1,75 @@
+"""The camera picture with what vision read drawn on it, as JPEG, made on its own thread.
+
+The game's thread only drops the newest (frame, reading) into a slot; this thread draws the overlay
+(vision.overlay: holes, discs read, unsure cells, plus the reading's problems such as a hand in front of
+the board) and encodes, at most `max_fps` times a second and only while someone watches the stream.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import cv2
+import numpy as np
+
+from robot.view.slot import LatestSlot
+from vision import BoardReading
+from vision.overlay import UNSURE_BGR, draw_reading
+
+JPEG_QUALITY = 75
+
+
+def overlay_jpeg(frame: np.ndarray, reading: BoardReading) -> bytes:
+    """The frame with the reading and its problems drawn on it, JPEG-encoded."""
+    canvas = draw_reading(frame, reading)
+    for index, problem in enumerate(reading.problems[:3]):
+        y = canvas.shape[0] - 12 - 22 * index
+        cv2.putText(canvas, problem[:70], (8, y), cv2.FONT_HERSHEY_SIMPLEX, 0.5, UNSURE_BGR, 1, cv2.LINE_AA)
+    ok, encoded = cv2.imencode(".jpg", canvas, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+    if not ok:
+        raise RuntimeError("OpenCV could not encode the camera frame as JPEG")
+    return encoded.tobytes()
+
+
+class CameraStream:
+    """Newest frames in, newest overlay JPEGs out (`jpegs`); `watchers` counts the open MJPEG streams."""
+
+    def __init__(self, max_fps: float = 10.0) -> None:
+        self.frames: LatestSlot[tuple[np.ndarray, BoardReading]] = LatestSlot()
+        self.jpegs: LatestSlot[bytes] = LatestSlot()
+        self.min_interval_s = 1.0 / max_fps
+        self.watchers = 0
+        self._watchers_lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._encode_forever, name="view-jpeg", daemon=True)
+        self._thread.start()
+
+    def offer(self, frame: np.ndarray, reading: BoardReading) -> None:
+        """Called on the game's thread: keep a reference to the newest frame and return."""
+        self.frames.put((frame, reading))
+
+    def count_watcher(self, delta: int) -> None:
+        """An MJPEG stream opened (+1) or closed (-1): frames are encoded only while someone watches."""
+        with self._watchers_lock:
+            self.watchers += delta
+
+    def snapshot_jpeg(self) -> bytes | None:
+        """The newest frame with its overlay, encoded now on the caller's thread (None before the first frame)."""
+        item = self.frames.get()[1]
+        return None if item is None else overlay_jpeg(*item)
+
+    def _encode_forever(self) -> None:
+        version = 0
+        while not self._stopping.is_set():
+            newer, item = self.frames.wait_newer(version, timeout_s=0.5)
+            if item is None or newer == version or self.watchers == 0:
+                continue
+            version = newer
+            started = time.monotonic()
+            self.jpegs.put(overlay_jpeg(*item))
+            self._stopping.wait(max(0.0, self.min_interval_s - (time.monotonic() - started)))
+
+    def close(self) -> None:
+        self._stopping.set()
+        self._thread.join(timeout=2.0)

@@ -1,0 +1,123 @@
+"""A sim game shown in headless Chromium: after every move the page's board, turn and events match the game.
+
+The game runs on its own thread; the test's observer hands each snapshot to the real LiveView, then holds
+the game at each new move until Chromium has loaded the page and the DOM was checked (the hold is the
+test's, so a slow browser start cannot make the check race the next move).
+"""
+
+from __future__ import annotations
+
+import queue
+import re
+import shutil
+import subprocess
+import threading
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from robot.view import LiveView, ViewServer
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="Debian's chromium is not installed (apt-get install chromium; .ci/run installs it)"
+)
+
+
+def chromium(url: str, *extra: str) -> str:
+    """Chromium's DOM of `url` once its scripts ran (or its screenshot, with --screenshot in `extra`)."""
+    command = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--timeout=5000", *extra]
+    done = subprocess.run([*command, url], capture_output=True, text=True, timeout=60, check=True)
+    return done.stdout
+
+
+def page_cells(dom: str) -> list[dict[str, str]]:
+    """Every board cell the page draws, as its attributes (data-col, data-row 1-based; data-owner; class)."""
+    return [
+        dict(re.findall(r'([\w-]+)="([^"]*)"', found)) for found in re.findall(r"<div ([^>]*data-owner[^>]*)>", dom)
+    ]
+
+
+def page_board(dom: str, rows: int, cols: int) -> np.ndarray:
+    """The board the page draws, row 0 at the bottom: 0 empty, 1 the robot's, 2 the person's."""
+    board = np.full((rows, cols), -1, dtype=np.int8)
+    for cell in page_cells(dom):
+        value = {"empty": 0, "robot": 1, "person": 2}[cell["data-owner"]]
+        board[int(cell["data-row"]) - 1, int(cell["data-col"]) - 1] = value
+    return board
+
+
+def page_text(dom: str, element_id: str) -> str:
+    match = re.search(rf'id="{element_id}"[^>]*>(.*?)</', dom, re.S)
+    assert match, f"no #{element_id} on the page"
+    return match.group(1)
+
+
+class HoldAtEveryMove:
+    """The game's observer in this test: the real LiveView, and the game held at each new move until checked."""
+
+    def __init__(self, view: LiveView) -> None:
+        self.view = view
+        self.moves_seen = 0
+        self.to_check: queue.Queue = queue.Queue()
+        self.checked = threading.Event()
+
+    def on_state(self, snapshot: dict) -> None:
+        self.view.on_state(snapshot)
+        if len(snapshot["moves"]) > self.moves_seen or snapshot["winner"] is not None:
+            self.moves_seen = len(snapshot["moves"])
+            self.checked.clear()
+            self.to_check.put(snapshot)
+            self.checked.wait(timeout=120)
+
+    def on_frame(self, frame, reading) -> None:
+        self.view.on_frame(frame, reading)
+
+
+def test_the_page_shows_the_board_after_every_move_of_a_sim_game(tmp_path: Path) -> None:
+    from robot.game.loop import GameSettings
+    from robot.game.sim_table import SimGame
+
+    told: list[str] = []
+    with (
+        ViewServer(LiveView(), port=0) as server,
+        SimGame(seed=5, gui=False, opponent="random", robot_first=True, tell=told.append) as game_setup,
+    ):
+        game = game_setup.game(GameSettings(robot_first=True, time_budget_s=0.2), tmp_path / "g.json", None)
+        observer = HoldAtEveryMove(server.view)
+        game.watch(observer)
+        playing = threading.Thread(target=game.play, daemon=True)
+        playing.start()
+        checked_moves = 0
+        while True:
+            snapshot = observer.to_check.get(timeout=180)
+            dom = chromium(server.url, "--dump-dom")
+            robot_first_board = game.position.to_array()  # the robot started: its discs are the 1s
+            assert np.array_equal(page_board(dom, 6, 7), robot_first_board), f"after {len(snapshot['moves'])} moves"
+            assert snapshot["message"] in dom.replace("&nbsp;", " ")
+            turn = page_text(dom, "turn")
+            if snapshot["winner"] is not None:
+                break
+            assert turn.startswith(
+                {"robot": "Robot's turn", "person": "Your turn", "over": "Game over"}[snapshot["turn"]]
+            )
+            if len(snapshot["moves"]) % 2 == 1:  # the robot moved: its column and every column's verdict shown
+                verdicts = re.findall(r'class="verdict[^"]*"[^>]*>([^<]*)<', dom)
+                assert len(verdicts) == 7 and all(
+                    re.fullmatch(r"win in \d+|loss in \d+|draw|eval [+-]\d+|full", v) for v in verdicts
+                )
+                assert f"column {snapshot['search']['column'] + 1}" in page_text(dom, "why")
+            checked_moves += 1
+            observer.checked.set()
+        observer.checked.set()
+        playing.join(timeout=60)
+        assert game.log.winner == "robot" and turn == "Game over: the robot wins"
+        four = [cell for cell in page_cells(dom) if "four" in cell["class"].split()]
+        assert all(cell["data-owner"] == "robot" for cell in four)
+        four_cells = sorted((int(cell["data-col"]) - 1, int(cell["data-row"]) - 1) for cell in four)
+        assert four_cells == game.position.winning_cells()
+        assert checked_moves == len(game.log.moves)
+        jpeg = urllib.request.urlopen(server.url + "frame.jpg", timeout=10).read()
+        assert jpeg[:2] == b"\xff\xd8" and len(jpeg) > 5000  # the camera picture with its overlay
