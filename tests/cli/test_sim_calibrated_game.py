@@ -1,0 +1,70 @@
+"""`calibrate camera|board|colours|drops --sim` then `play --sim --config FILE`: a whole game the camera agrees with.
+
+And the other side: a game on a calibration that no longer fits (the board moved) stops with the reason,
+saved, and exits non-zero, instead of waiting on and saying "saved" of a game that is not.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from one_sentence import run_in_process
+from test_cli_fuzz import VALID_LOG
+
+from robot.game.log import GameLog
+from robot.game.loop import GameSettings
+from robot.game.sim_table import SimGame
+
+
+def _calibrate(config: Path, *extra: str) -> None:
+    for step in ("camera", "board", "colours", "drops"):
+        status, out, err = run_in_process(["calibrate", step, "--sim", "--config", str(config), *extra])
+        assert status == 0, f"calibrate {step}: {err}"
+        assert f"saved {config}" in out
+
+
+def test_the_sim_calibration_plays_a_whole_game_and_keeps_an_unfinished_one(tmp_path: Path) -> None:
+    config, log = tmp_path / "setup.toml", tmp_path / "game.json"
+    _calibrate(config)
+    log.write_text(json.dumps(VALID_LOG))  # an unfinished game a new one must not overwrite
+    argv = ["play", "--sim", "--config", str(config), "--log", str(log), "--json", "--seed", "3", "--time-ms", "300"]
+    status, out, err = run_in_process(argv)
+    assert status == 0, err
+    summary = json.loads(out)
+    assert summary["winner"] in ("robot", "opponent", "draw")
+    assert summary["board_agreement"] is True
+    assert all(turn["landed"] == turn["column"] for turn in summary["turns"])
+    kept = [path for path in tmp_path.iterdir() if path.name.startswith("game.unfinished-")]
+    assert len(kept) == 1 and f"kept as {kept[0]}" in err
+    assert GameLog.load(kept[0]).move_string == "443"
+    assert GameLog.load(log).move_string == summary["moves"]
+
+
+@pytest.fixture(scope="module")
+def moved_board_config(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A calibration made with the board 60 mm aside; play --sim has it back where it was."""
+    config = tmp_path_factory.mktemp("moved") / "setup.toml"
+    _calibrate(config, "--board-x-mm", "60")
+    return config
+
+
+def test_a_game_that_cannot_go_on_stops_with_the_reason_and_is_saved(tmp_path: Path, moved_board_config: Path) -> None:
+    config, log = moved_board_config, tmp_path / "game.json"
+    told: list[str] = []
+    with SimGame(seed=3, gui=False, opponent="random", robot_first=False, tell=told.append, config_path=config) as sim:
+        settings = GameSettings(give_up_after_s=4, look_timeout_s=2, remind_after_s=2, ponder=False, time_budget_s=0.2)
+        result = sim.game(settings, log, None).play()
+    assert result.winner is None and result.stopped and "no move of yours seen" in result.stopped
+    assert f"saved in {log}" in told[-1]
+    assert GameLog.load(log).stopped == result.stopped  # --resume finds it
+
+
+def test_a_stopped_game_without_a_log_is_not_called_saved(moved_board_config: Path) -> None:
+    config = moved_board_config
+    told: list[str] = []
+    with SimGame(seed=3, gui=False, opponent="random", robot_first=False, tell=told.append, config_path=config) as sim:
+        settings = GameSettings(give_up_after_s=2, look_timeout_s=1, remind_after_s=1, ponder=False, time_budget_s=0.2)
+        sim.game(settings, None, None).play()
+    assert "saved" not in told[-1].replace("unsaved", "") and "unsaved" in told[-1]
