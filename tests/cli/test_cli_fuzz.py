@@ -66,7 +66,7 @@ def _is_number(text: str) -> bool:
 
 # A value no number flag accepts: no number at all, nan/inf, or beyond every flag's range.
 BAD_NUMBERS = st.one_of(
-    st.sampled_from(["nan", "NaN", "inf", "-inf", "1e400", "-1e400", "", " ", "ten", "0x10", "1,5", "--", "١٢٣٤٥٦٧٨٩"]),
+    st.sampled_from(["nan", "NaN", "inf", "-inf", "1e400", "-1e400", "", " ", "ten", "0x10", "1,5", "--", "١٢x"]),
     st.text(max_size=200).filter(lambda text: not _is_number(text)),
     st.integers().filter(lambda n: abs(n) > 2**64).map(str),
     st.floats(allow_nan=True, allow_infinity=True).filter(lambda x: not math.isfinite(x) or abs(x) > 1e13).map(repr),
