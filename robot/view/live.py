@@ -50,7 +50,7 @@ class LiveView:
                 "board": board_from_moves(snapshot["moves"], rows, cols),
                 "robot_player": robot_player,
                 "robot_column": None if search is None else search["column"],
-                "verdicts": column_verdicts(search, rows * cols),
+                "verdicts": column_verdicts(search, snapshot["moves"], rows),
                 "events": self.events,
                 "camera": self.camera.frames.get()[0] > 0,
             }

@@ -8,10 +8,10 @@ s < 0 lets the opponent win with their m-th disc, m = (cells + 2 - stones) // 2 
 from __future__ import annotations
 
 
-def column_verdict(score: int | None, proven: bool, stones: int, cells: int) -> str:
-    """One column's verdict; "full" for a column the search did not score (full or not searched)."""
+def column_verdict(score: int | None, proven: bool, stones: int, cells: int, is_full: bool) -> str:
+    """One column's verdict; "full", or "not searched" for an open column the search gave no score."""
     if score is None:
-        return "full"
+        return "full" if is_full else "not searched"
     if not proven:
         return f"eval {score:+d}"
     if score > 0:
@@ -21,8 +21,16 @@ def column_verdict(score: int | None, proven: bool, stones: int, cells: int) -> 
     return "draw"
 
 
-def column_verdicts(search: dict | None, cells: int) -> list[str]:
-    """Every column's verdict from a game snapshot's "search" entry (empty before the robot's first search)."""
+def column_verdicts(search: dict | None, moves: list[int], rows: int) -> list[str]:
+    """Every column's verdict from a game snapshot's "search" entry and its moves (empty before the first search).
+
+    The search saw the board of the first `search["stones"]` moves: a column is full if it held `rows` discs then.
+    """
     if search is None:
         return []
-    return [column_verdict(score, search["proven"], search["stones"], cells) for score in search["column_scores"]]
+    scores, stones = search["column_scores"], search["stones"]
+    before = moves[:stones]
+    return [
+        column_verdict(score, search["proven"], stones, rows * len(scores), before.count(column) >= rows)
+        for column, score in enumerate(scores)
+    ]

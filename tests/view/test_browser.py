@@ -106,7 +106,7 @@ def test_the_page_shows_the_board_after_every_move_of_a_sim_game(tmp_path: Path)
             if len(snapshot["moves"]) % 2 == 1:  # the robot moved: its column and every column's verdict shown
                 verdicts = re.findall(r'class="verdict[^"]*"[^>]*>([^<]*)<', dom)
                 assert len(verdicts) == 7 and all(
-                    re.fullmatch(r"win in \d+|loss in \d+|draw|eval [+-]\d+|full", v) for v in verdicts
+                    re.fullmatch(r"win in \d+|loss in \d+|draw|eval [+-]\d+|full|not searched", v) for v in verdicts
                 )
                 assert f"column {snapshot['search']['column'] + 1}" in page_text(dom, "why")
             checked_moves += 1
