@@ -76,8 +76,6 @@ def run_play(args: argparse.Namespace) -> int:
     log_path = args.log or _default_log_path()
     with locked(log_path), opened_view(args, tell, "Connect 4 robot: live") as server:
         while True:
-            if not args.resume:
-                _keep_unfinished_game(log_path, tell)
             play_game = play_sim_game if args.sim else play_real_game
             summary = play_game(args, tell, log_path, view=server and server.view)
             if args.json:
@@ -91,15 +89,6 @@ def run_play(args: argparse.Namespace) -> int:
 
 class GameStoppedError(RuntimeError):
     """A game that could not go on to its end (the reason is in the log, which is saved)."""
-
-
-def _keep_unfinished_game(log_path: Path, tell) -> None:
-    """A new game never overwrites an unfinished one: it is kept under another name, and the person told."""
-    from robot.game.log import keep_unfinished
-
-    kept = keep_unfinished(log_path)
-    if kept is not None:
-        tell(f"The game in {log_path} was not finished: it is kept as {kept} (resume it with --resume --log {kept}).")
 
 
 def _wants_another_game(args: argparse.Namespace) -> bool:

@@ -57,6 +57,7 @@ class GameLog:
     board_agreement: bool = True
     winner: str | None = None
     stopped: str | None = None
+    continues_file: bool = field(default=False, repr=False, compare=False)  # read from the file it saves to
 
     @property
     def move_string(self) -> str:
@@ -87,10 +88,18 @@ class GameLog:
             **({"stopped": self.stopped} if self.stopped else {}),
         }
 
-    def save(self, path: Path) -> None:
-        """Write the log atomically: a crash mid-write leaves the previous log intact."""
+    def save(self, path: Path) -> Path | None:
+        """Write the log atomically: a crash mid-write leaves the previous log intact.
+
+        A new game's first save keeps an unfinished game it finds at `path` under another name first (that
+        name is returned, None otherwise): a game is never overwritten by another, and a game that cannot
+        start leaves the log as it was.
+        """
+        kept = None if self.continues_file else keep_unfinished(path)
+        self.continues_file = True
         document = {"version": LOG_VERSION, "rows": self.rows, "cols": self.cols, **self.summary()}
         write_atomically(path, json.dumps(document, indent=1))
+        return kept
 
     @classmethod
     def load(cls, path: Path) -> GameLog:
@@ -137,6 +146,7 @@ class GameLog:
             board_agreement=_typed(document, "board_agreement", bool),
             winner=winner,
             stopped=stopped,
+            continues_file=True,
         )
 
 

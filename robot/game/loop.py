@@ -231,7 +231,12 @@ class Game:
         """Save the log when the game has a log file; True when it was saved."""
         if self.log_path is None:
             return False
-        self.log.save(self.log_path)
+        kept = self.log.save(self.log_path)
+        if kept is not None:
+            self.tell(
+                f"The game in {self.log_path} was not finished: it is kept as {kept} "
+                f"(`c4robot play --resume --log {kept}` goes on with it)."
+            )
         return True
 
     def _why_stopped(self) -> str:
