@@ -31,7 +31,7 @@ def test_sim_setup_is_complete_and_saves(world, tmp_path: Path) -> None:
     setup = sim_setup(world)
     assert setup.camera is not None and setup.board is not None and setup.colours is not None and setup.pick is not None
     assert len(setup.drops) == setup.board.cols == 7
-    assert (setup.colours.robot, setup.colours.person) == ("R", "Y")
+    assert (setup.colours.robot, setup.colours.person) == ("Y", "R")  # the robot plays yellow, as in play --sim
     np.testing.assert_allclose(setup.camera.camera_matrix, world.camera_intrinsics())
     loaded = store.load(store.save(setup, tmp_path / "setup.toml"))
     np.testing.assert_allclose([p.xyz_m for p in loaded.drops], [p.xyz_m for p in setup.drops], atol=1e-6)
