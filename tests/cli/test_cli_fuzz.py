@@ -27,7 +27,7 @@ from engine import Position
 from robot.cli.main import build_parser
 from robot.game.log import GameLog, RobotTurn
 
-EXAMPLES = int(os.environ.get("C4_FUZZ_EXAMPLES", "40"))
+EXAMPLES = int(os.environ.get("C4_FUZZ_EXAMPLES", "200"))
 FUZZ = settings(
     max_examples=EXAMPLES,
     deadline=None,
