@@ -143,15 +143,17 @@ def _handler_for(server: ViewServer) -> type[BaseHTTPRequestHandler]:
             camera = server.view.camera
             camera.count_watcher(+1)
             try:
-                version = 0
+                version = camera.jpegs.get()[0]  # the encoded one may be old (nobody watched): start from now
+                jpeg = camera.snapshot_jpeg()
                 while not server.closing.is_set():
+                    if jpeg is not None:
+                        head = f"--{BOUNDARY}\r\nContent-Type: image/jpeg\r\nContent-Length: {len(jpeg)}\r\n\r\n"
+                        self.wfile.write(head.encode() + jpeg + b"\r\n")
+                        self.wfile.flush()
                     newer, jpeg = camera.jpegs.wait_newer(version, WAKE_S)
-                    if newer == version or jpeg is None:
-                        continue
+                    if newer == version:
+                        jpeg = None
                     version = newer
-                    head = f"--{BOUNDARY}\r\nContent-Type: image/jpeg\r\nContent-Length: {len(jpeg)}\r\n\r\n"
-                    self.wfile.write(head.encode() + jpeg + b"\r\n")
-                    self.wfile.flush()
             finally:
                 camera.count_watcher(-1)
 
