@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
+import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib.resources import files
@@ -51,8 +52,9 @@ class ViewServer:
 
     @property
     def url(self) -> str:
+        """The address to type into a browser: on all interfaces, this computer's address on the LAN."""
         host, port = self.httpd.server_address[:2]
-        shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
+        shown = _lan_address() if host in ("0.0.0.0", "") else host
         return f"http://{shown}:{port}/"
 
     def close(self) -> None:
@@ -66,6 +68,16 @@ class ViewServer:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def _lan_address() -> str:
+    """This computer's address on its network (a UDP socket "connected" to a private address sends nothing)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("10.255.255.255", 1))
+            return probe.getsockname()[0]
+        except OSError:
+            return "127.0.0.1"
 
 
 def _handler_for(server: ViewServer) -> type[BaseHTTPRequestHandler]:
