@@ -57,6 +57,8 @@ def run_view(args: argparse.Namespace) -> int:
     from robot.game.log import GameLog
     from robot.view.replay import play_back
 
+    if not args.log.is_file():
+        raise FileNotFoundError(f"no game log at {args.log}: give the file `c4robot play --log PATH` saved")
     game_log = GameLog.load(args.log)
     args.view = True
     stop = threading.Event()
