@@ -75,7 +75,9 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
         help="keep the table between positions (default: cleared before each, untimed, as in the reference)",
     )
     bench.add_argument("--play", action="store_true", help="measure the player's moves (engine.search) instead")
-    bench.add_argument("--games", type=bounded_int(1, 10_000), default=None, help="with --play: games to play")
+    bench.add_argument(
+        "--games", type=bounded_int(0, 10_000), default=None, help="with --play: games to play (0: test-set lines only)"
+    )
     bench.add_argument("--no-book", action="store_true", help="with --play: without the opening book")
     bench.add_argument("--no-ponder", action="store_true", help="with --play: without pondering")
     bench.add_argument(

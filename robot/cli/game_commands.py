@@ -65,7 +65,7 @@ def run_play(args: argparse.Namespace) -> int:
     if args.sim and args.serial:
         raise ValueError("--sim and --serial exclude each other: choose the simulation or the real arm")
     if args.arm not in ("c4arm", "so101"):
-        raise ValueError(f"--arm {quoted(args.arm)}: choose c4arm or so101")
+        raise ValueError(f"there is no simulated arm {quoted(args.arm)}: choose c4arm or so101")
     out = sys.stderr if args.json else sys.stdout
 
     def tell(message: str) -> None:
