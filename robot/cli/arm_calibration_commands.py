@@ -20,6 +20,10 @@ def run_servo_ranges(args: argparse.Namespace) -> int:
     from robot.arm import ArmConfig
     from robot.arm.drivers.feetech import FeetechArm
 
+    if args.sim:
+        raise ValueError(
+            "`calibrate arm` measures a real servo bus (the simulated arms need no calibration): drop --sim"
+        )
     if not sys.stdin.isatty():
         raise OSError("calibrating the arm needs a terminal: run `c4robot calibrate arm` interactively")
     setup = load_setup(args)

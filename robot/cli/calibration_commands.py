@@ -140,10 +140,7 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
         "check", parents=[setup, frame], help="re-verify the calibration against the camera (and the arm)"
     )
     check.add_argument(
-        "--drops", action="store_true", help="also test-drop into every column (sim, or a real arm with --serial)"
-    )
-    check.add_argument(
-        "--serial", default=None, help="the arm's serial port for --drops (default: the file's [arm] port)"
+        "--drops", action="store_true", help="also test-drop into every column (sim only: on an arm, `calibrate drops`)"
     )
     check.set_defaults(run=run_check)
 
@@ -303,6 +300,8 @@ def run_drops(args: argparse.Namespace) -> int:
 
     if not args.sim:
         return run_jogged_drops(args)
+    if args.serial:
+        raise ValueError("--sim and --serial exclude each other: choose the simulation or the real arm")
     from calibration.sim_steps import sim_drops, taught_sim_setup
 
     setup = taught_sim_setup(load_setup(args))

@@ -231,3 +231,43 @@ def test_ctrl_c_while_the_robot_ponders_is_one_sentence_and_the_game_is_kept(tmp
     assert_one_sentence(process.returncode, err)
     assert "interrupted" in err
     assert len(GameLog.load(log).moves) == 1
+
+
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        (["calibrate", "arm", "--serial", "/dev/no-such-port"], "/dev/no-such-port"),
+        (["calibrate", "drops", "--serial", "/dev/no-such-port"], "/dev/no-such-port"),
+        (["calibrate", "arm", "--sim"], "--sim"),
+        (["calibrate", "drops", "--sim", "--serial", "/dev/ttyUSB0"], "--serial"),
+    ],
+)
+def test_calibrating_an_arm_on_a_port_that_is_not_there_is_one_sentence(
+    argv: list[str], named: str, tmp_path: Path
+) -> None:
+    config = tmp_path / "setup.toml"
+    store.save(_valid_setup(), config)
+    before = snapshot(tmp_path)
+    person, terminal = os.openpty()  # a person at a terminal: these steps refuse to run without one
+    try:
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "import sys; from robot.cli import main; sys.exit(main())",
+                *argv,
+                "--config",
+                str(config),
+            ],
+            stdin=terminal,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=ROOT,
+        )
+    finally:
+        os.close(person)
+        os.close(terminal)
+    assert_one_sentence(done.returncode, done.stderr, argv)
+    assert named in done.stderr
+    assert_unchanged(before, tmp_path)
