@@ -1,7 +1,8 @@
 """The simulated webcam: PyBullet view/projection matrices, a pinhole model that matches them, rendering.
 
 Frames are rendered with TinyRenderer (headless; OpenGL when the world has a GUI), then turned into
-what a webcam delivers: BGR uint8, with the white balance of a colour temperature and Gaussian noise.
+what a webcam delivers: BGR uint8, with the white balance of a colour temperature, the room's light level
+and gradient (`light_field`), and Gaussian noise.
 `project` and `intrinsics` use the OpenCV convention (pixel centres at integer coordinates, x right,
 y down), so vision and calibration can compare their estimates with the truth.
 """
@@ -75,6 +76,15 @@ def white_balance_gains(colour_temperature_k: float) -> np.ndarray:
     return gains / gains.max()
 
 
+def light_field(config: CameraConfig) -> np.ndarray:
+    """(height, width) brightness factors: the room's light level, falling off linearly across the frame
+    (a lamp to one side, a window behind), so no two holes of a board are lit alike."""
+    x = np.linspace(-1.0, 1.0, config.width_px, dtype=np.float32)[None, :]
+    y = np.linspace(-1.0, 1.0, config.height_px, dtype=np.float32)[:, None]
+    gradient_x, gradient_y = config.light_gradient
+    return np.maximum(config.exposure * (1.0 + gradient_x * x + gradient_y * y), 0.0).astype(np.float32)
+
+
 def render(client: int, config: CameraConfig, rng: np.random.Generator, use_opengl: bool = False) -> np.ndarray:
     """A BGR uint8 frame (height, width, 3) of the world as the webcam sees it."""
     _, _, rgba, _, _ = p.getCameraImage(
@@ -95,6 +105,8 @@ def render(client: int, config: CameraConfig, rng: np.random.Generator, use_open
     )
     rgb = np.asarray(rgba, dtype=np.uint8).reshape(config.height_px, config.width_px, 4)[:, :, :3]
     bgr = rgb[:, :, ::-1].astype(np.float32) * white_balance_gains(config.colour_temperature_k).astype(np.float32)
+    if config.exposure != 1.0 or any(config.light_gradient):
+        bgr *= light_field(config)[:, :, None]
     if config.noise_sigma > 0:
         bgr += rng.normal(0.0, config.noise_sigma, bgr.shape).astype(np.float32)
     return np.clip(bgr + 0.5, 0, 255).astype(np.uint8)

@@ -189,6 +189,8 @@ class CameraConfig:
     diffuse: float = 0.45
     specular: float = 0.05
     shadows: bool = False
+    exposure: float = 1.0  # how bright the room is: 0.3 a dim evening, 1.2 a sunny window (1.0 the studio)
+    light_gradient: tuple[float, float] = (0.0, 0.0)  # brightness change from the frame's centre to its right, bottom
 
     def __post_init__(self) -> None:
         _require(5.0 <= self.vertical_fov_deg <= 150.0, f"camera fov {self.vertical_fov_deg} deg: use 5..150")
@@ -201,6 +203,10 @@ class CameraConfig:
             f"colour temperature {self.colour_temperature_k} K: use 1000..15000",
         )
         _require(self.noise_sigma >= 0, f"camera noise {self.noise_sigma}: must not be negative")
+        _require(0.05 <= self.exposure <= 4.0, f"camera exposure {self.exposure}: use 0.05..4")
+        _require(
+            all(abs(v) <= 0.9 for v in self.light_gradient), f"light gradient {self.light_gradient}: use -0.9..0.9"
+        )
         _require(math.dist(self.eye_m, self.target_m) > 1e-3, "camera eye and target must differ")
 
 
