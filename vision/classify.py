@@ -23,28 +23,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from vision.colour_clusters import (
+    MATCH_RADIUS,
+    SATURATED_CHROMA,
+    SHADOW_RANGE,
+    candidate_clusters,
+    candidate_colours,
+    shades_of,
+)
 from vision.gravity import best_legal_grid, count_problem
 from vision.hole_fill import fill_dents
-from vision.hole_samples import BLACK, SECTOR_COUNT, HoleSamples, ramp_shaded_distances, shaded_distances
+from vision.hole_samples import SECTOR_COUNT, HoleSamples, ramp_shaded_distances, shaded_distances
 
-CLUSTER_RADIUS = 12.0
-MAX_CANDIDATES = 8
-# Two groups of a cluster are two colours when they lie this many times their spread apart (a spread along
-# one colour's shades splits far less: its halves are shades of each other anyway).
-SPLIT_SEPARATION = 4.0
-SPLIT_MIN_SPREAD = 1.0
-SPLIT_ROUNDS = 4
-# How much a difference in light counts, against one of hue or chroma, when clustering the holes' colours.
-LIGHT_WEIGHT = 0.5
-MAX_SPLIT_GROUPS = 2
-MATCH_RADIUS = 16.0
 SHADING_RANGE = (0.92, 1.08)
-# Every shade a disc colour can take under the light of a room: a background colour wins a ring pixel only
-# when no shade in this range explains the pixel as well.
-SHADOW_RANGE = (0.5, 1.5)
-# A colour within this of some shade of a disc colour is that disc colour (in shadow, in brighter light), never
-# a background; measured on the photos and renders: a disc's shade 0.2 to 3, wood behind yellow discs 6 to 10.
-SHADE_MATCH_RADIUS = 4.5
 BACKGROUND_ROUNDS = 3
 SPARED_SECTORS = 2
 COVERAGE_THRESHOLD = 0.5
@@ -58,7 +49,6 @@ DENT_TOLERANCE_PITCH = 0.02
 DENT_COST_PER_PITCH = 600.0
 COLOUR_COST = 1.0
 DULL_COLOUR_COST = 14.0
-SATURATED_CHROMA = 45.0
 # Log-prior cost of count imbalance, times the squared excess over one (vision.gravity). A clearly seen disc
 # scores about 5, so up to four clearly seen extra discs (a board set up by hand) are read as they are,
 # a doubtful extra disc is dropped, and no background passes for many discs of one colour.
@@ -85,74 +75,6 @@ class _Outcome:
     cell_scores: np.ndarray
     colours: tuple[np.ndarray, ...]
     dents: np.ndarray
-
-
-def candidate_colours(hole_colours: np.ndarray, face: np.ndarray) -> list[np.ndarray]:
-    """Cluster centres of the holes' colours, biggest cluster first; the board face's own colour is left out."""
-    return [centre for centre, _ in candidate_clusters(hole_colours, face, split=False)]
-
-
-def candidate_clusters(hole_colours: np.ndarray, face: np.ndarray, split: bool = True) -> list[tuple[np.ndarray, int]]:
-    """Cluster centres of the holes' colours with the cluster each belongs to, biggest cluster first (the board
-    face's own colour left out). With `split`, a vivid cluster (where a disc colour can hide) that holds two
-    groups of colours no light makes alike (yellow discs among holes showing wood of nearly their colour,
-    split_cluster) also gives the centre of each group, with its own cluster's number.
-
-    Colours are compared brought to one light, with their difference in light counting LIGHT_WEIGHT only: a
-    light gradient across the board spreads one material along its shades, and must not break it in two.
-    """
-    remaining = np.ones(len(hole_colours), dtype=bool)
-    relit, lights = _relit(hole_colours)
-    light_differences = LIGHT_WEIGHT * (lights[:, None] - lights[None])
-    distances = np.sqrt(((relit[:, None] - relit[None]) ** 2).sum(axis=2) + light_differences**2)
-    clusters = []
-    while remaining.any() and len(clusters) < MAX_CANDIDATES:
-        neighbours = (distances < CLUSTER_RADIUS) & remaining[None] & remaining[:, None]
-        seed = int(np.argmax(neighbours.sum(axis=1)))
-        members = neighbours[seed]
-        remaining &= ~members
-        if np.linalg.norm(np.median(hole_colours[members], axis=0) - face) >= MATCH_RADIUS:
-            clusters.append(hole_colours[members])
-    centres = [(np.median(members, axis=0), number) for number, members in enumerate(clusters)]
-    for number, members in enumerate(clusters if split else []):
-        groups = split_cluster(members) if _dullness_cost(centres[number][0]) == 0.0 else []
-        if len(centres) + len(groups) <= MAX_CANDIDATES + MAX_SPLIT_GROUPS:
-            centres += [(group, number) for group in groups]
-    return sorted(centres, key=lambda item: item[1])
-
-
-def _relit(colours: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Colours (n, 3) all brought to their median light, and their lights (n,): shading scales a colour's
-    distance from black."""
-    shifted = colours.astype(np.float64) - BLACK
-    lights = np.linalg.norm(shifted, axis=1)
-    return shifted / np.maximum(lights, 1e-6)[:, None] * np.median(lights) + BLACK, lights
-
-
-def split_cluster(colours: np.ndarray) -> list[np.ndarray]:
-    """The centres of a cluster's two groups of colours (n, 3), bigger first, when two-means finds groups well apart
-    for their spread (SPLIT_SEPARATION) that are not shades of each other; else none.
-
-    The groups are sought with every colour brought to the cluster's median light (a light gradient across the
-    board spreads one material's colours along its shades, not apart from another material's).
-    """
-    if len(colours) < 2:
-        return []
-    relit, _ = _relit(colours)
-    apart = np.linalg.norm(relit[:, None] - relit[None], axis=2)
-    first, second = np.unravel_index(np.argmax(apart), apart.shape)
-    centres = relit[[first, second]]
-    for _ in range(SPLIT_ROUNDS):
-        group = np.linalg.norm(relit[:, None] - centres[None], axis=2).argmin(axis=1)
-        if group.min() == group.max():
-            return []
-        centres = np.array([np.median(relit[group == k], axis=0) for k in range(2)])
-    spread = np.median(np.linalg.norm(relit - centres[group], axis=1))
-    separation = float(np.linalg.norm(centres[0] - centres[1]))
-    groups = [np.median(colours[group == k], axis=0) for k in range(2)]
-    if separation < SPLIT_SEPARATION * max(spread, SPLIT_MIN_SPREAD) or _shades_of(groups[:1], groups[1:]).any():
-        return []
-    return [groups[k] for k in np.argsort(-np.bincount(group, minlength=2), kind="stable")]
 
 
 def colour_distances(samples: HoleSamples, colours: tuple[np.ndarray, ...]) -> np.ndarray:
@@ -256,7 +178,7 @@ def _best_hypothesis(samples: HoleSamples) -> _Outcome:
     whole = np.r_[True, cluster[1:] != cluster[:-1]] if len(clusters) else np.zeros(0, dtype=bool)
     distances = colour_distances(samples, tuple(candidates)) if candidates else np.zeros((*samples.pixels.shape[:2], 0))
     shaded = shaded_distances(samples.pixels, np.asarray(candidates), SHADOW_RANGE) if candidates else distances
-    is_shade = _shades_of(candidates, candidates) if candidates else np.zeros((0, 0), dtype=bool)
+    is_shade = shades_of(candidates, candidates) if candidates else np.zeros((0, 0), dtype=bool)
     pairs = [
         (i, j)
         for i, j in itertools.combinations(range(len(candidates)), 2)
@@ -327,13 +249,6 @@ def _confidence(cell_scores: np.ndarray, grid: np.ndarray) -> np.ndarray:
     return chosen / weights.sum(axis=0)
 
 
-def _shades_of(
-    colours: list[np.ndarray] | tuple[np.ndarray, ...], discs: list[np.ndarray] | tuple[np.ndarray, ...]
-) -> np.ndarray:
-    """(colours, discs): whether some light in SHADOW_RANGE makes the disc colour into the colour."""
-    return shaded_distances(np.asarray(colours), np.asarray(discs), SHADOW_RANGE) < SHADE_MATCH_RADIUS
-
-
 def background_colours(
     samples: HoleSamples, grid: np.ndarray, colours: tuple[np.ndarray, ...]
 ) -> tuple[np.ndarray, ...]:
@@ -349,7 +264,7 @@ def background_colours(
     if not clusters or not colours:
         return ()
     return tuple(
-        colour for colour, shade in zip(clusters, _shades_of(clusters, colours).any(axis=1), strict=False) if not shade
+        colour for colour, shade in zip(clusters, shades_of(clusters, colours).any(axis=1), strict=False) if not shade
     )
 
 
