@@ -11,6 +11,7 @@ from pathlib import Path
 from robot.cli.common import COMMON, bounded_int, finite_float, quoted
 from robot.cli.view_commands import add_view_arguments, opened_view
 
+ROOM_KINDS = ("plain", "varied", "hard")  # sim.room.ROOM_KINDS, without importing pybullet to parse arguments
 PLAY_HELP = "play a whole game: --sim in the simulation, or --serial PORT --camera N on the real table"
 
 
@@ -38,6 +39,12 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
         help="seed for the world and the players (repeatable games)",
     )
     play.add_argument("--record", metavar="DIR", type=Path, help="save each move's frame with the overlay and a video")
+    play.add_argument(
+        "--room",
+        choices=ROOM_KINDS,
+        default="plain",
+        help="with --sim: the room's light, camera pose and backdrop, drawn from --seed (default plain: the studio)",
+    )
     play.add_argument("--config", metavar="PATH", type=Path, help="calibration file (default: the user's config dir)")
     play.add_argument("--log", metavar="PATH", type=Path, help="game log, saved after every move")
     play.add_argument("--resume", action="store_true", help="continue the game in the log after a crash")
@@ -137,6 +144,7 @@ def play_sim_game(
         record=args.record,
         config_path=args.config,
         arm=getattr(args, "arm", "c4arm"),
+        room=getattr(args, "room", "plain"),
     ) as game_setup:
         # A simulated person acts at once: a board that shows no move for three minutes (wall clock, generous
         # for a loaded 2-core machine) will not change any more.

@@ -121,8 +121,8 @@ class SimTable:
 class SimGame:
     """Everything a simulated game needs, built from a seed; a context manager that closes the world.
 
-    The calibration is the world's exact one (`calibration.sim_setup`) unless `config_path` names a
-    calibration file made with `c4robot calibrate ... --sim`.
+    The calibration is the world's exact one (`calibration.sim_setup`, taken in the `room`: "plain", "varied"
+    or "hard", see `sim.room`) unless `config_path` names a calibration file made with `c4robot calibrate ... --sim`.
     """
 
     def __init__(
@@ -136,15 +136,19 @@ class SimGame:
         record: Path | None = None,
         config_path: Path | None = None,
         arm: str = "c4arm",
+        room: str = "plain",
     ) -> None:
         import calibration
         from robot.arm.drivers.sim import SimArm, sim_planner
         from sim import World, WorldConfig
         from sim.config import ArmMount
+        from sim.room import furnish, room_for
         from vision.cameras import SimCamera
 
         self.world = World(WorldConfig(arm=ArmMount.named(arm)), seed=seed or 0, gui=gui)
         try:
+            self.room = room_for(room, seed or 0)
+            furnish(self.world, self.room)
             rng = random.Random(seed)
             person = parse_opponent(opponent, rng, input, tell)
             self.table = SimTable(
@@ -156,7 +160,8 @@ class SimGame:
                     f"the calibration {config_path} has no board or colours section: "
                     f"run `c4robot calibrate board --sim` and `calibrate colours --sim`"
                 )
-            if setup.colours.robot != SIM_ROBOT_LETTER:
+            # The exact calibration knows which discs are the robot's; a room's light may only rename their colour.
+            if config_path and setup.colours.robot != SIM_ROBOT_LETTER:
                 raise ValueError(
                     f"the calibration {config_path} says the robot plays {setup.colours.robot}, but in the simulation "
                     f"it plays {SIM_ROBOT_LETTER}: run `c4robot calibrate colours --sim --config {config_path}` again"

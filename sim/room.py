@@ -1,0 +1,212 @@
+"""Rooms: the light, the webcam's pose and what stands behind the board, drawn from a seed.
+
+A real table is never the sim's studio: the lamp is dim or the sun bright, warm or cool, brighter on one
+side; the webcam stands a few centimetres and degrees off; through the empty holes the camera sees a
+wooden table, a curtain, or a wall painted nearly the colour of a disc. `room_for(kind, seed)` draws one
+("plain" is the studio every test and the README's first game use; "varied" draws from every range,
+"hard" from their ends), `furnish(world, room)` puts it into a `sim.World` before calibration, as a
+person calibrates in the room they play in. The backdrop and the table top are visual only (no collision).
+"""
+
+from __future__ import annotations
+
+import math
+import tempfile
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pybullet as p
+
+from sim.config import XYZ
+
+ROOM_KINDS = ("plain", "varied", "hard")
+BACKDROPS = ("none", "wall", "curtain", "wood")
+TABLE_TOPS = ("plain", "wood", "cloth")
+RGB = tuple[float, float, float]
+
+# Colours a wall or curtain can have; the hard ones are close to the discs' red and yellow (and orange between).
+NEAR_DISC_COLOURS: tuple[RGB, ...] = ((0.72, 0.10, 0.08), (0.92, 0.74, 0.16), (0.90, 0.45, 0.10), (0.60, 0.16, 0.22))
+BACKDROP_Y_M = 0.44  # just beyond the table's far edge, behind the arm
+BACKDROP_HALF_SIZE_M = (1.2, 0.005, 0.7)
+TEXTURE_SIZE_PX = (256, 512)
+
+
+@dataclass(frozen=True)
+class Room:
+    """One room: light (level 0.3..1.2 of the studio's, colour temperature, gradient), the webcam's offset from
+    its studio pose, sensor noise, what is behind the board and the table top's look."""
+
+    kind: str = "plain"
+    seed: int = 0
+    light_level: float = 1.0
+    colour_temperature_k: float = 6500.0
+    light_gradient: tuple[float, float] = (0.0, 0.0)
+    light_direction: XYZ = (-0.4, -1.0, 1.5)
+    camera_shift_m: XYZ = (0.0, 0.0, 0.0)
+    camera_turn_deg: tuple[float, float] = (0.0, 0.0)  # pan (positive: to the left), tilt (positive: up)
+    noise_sigma: float = 0.0
+    backdrop: str = "none"
+    backdrop_rgb: RGB = (0.8, 0.8, 0.8)
+    table_top: str = "plain"
+    table_rgb: RGB = (0.62, 0.48, 0.33)
+
+    def __post_init__(self) -> None:
+        if self.kind not in ROOM_KINDS:
+            raise ValueError(f"there is no room kind {self.kind!r}: use {', '.join(ROOM_KINDS)}")
+        if self.backdrop not in BACKDROPS or self.table_top not in TABLE_TOPS:
+            raise ValueError(
+                f"backdrop {self.backdrop!r} / table top {self.table_top!r}: use {BACKDROPS} / {TABLE_TOPS}"
+            )
+
+    def describe(self) -> str:
+        """One line a person reads in a benchmark table."""
+        if self.kind == "plain":
+            return "the studio (plain room)"
+        shift = ", ".join(f"{100 * v:+.1f}" for v in self.camera_shift_m)
+        turn = ", ".join(f"{v:+.1f}" for v in self.camera_turn_deg)
+        gradient = ", ".join(f"{v:+.2f}" for v in self.light_gradient)
+        backdrop = "nothing" if self.backdrop == "none" else f"{_colour_name(self.backdrop_rgb)} {self.backdrop}"
+        return (
+            f"light {100 * self.light_level:.0f}% {self.colour_temperature_k:.0f} K, gradient ({gradient}), "
+            f"camera moved ({shift}) cm turned ({turn}) deg, noise {self.noise_sigma:.1f}; "
+            f"behind: {backdrop}; table: {self.table_top}"
+        )
+
+
+def room_for(kind: str, seed: int) -> Room:
+    """The room of `kind` for a game's seed (the same seed, the same room)."""
+    if kind not in ROOM_KINDS:
+        raise ValueError(f"there is no room {kind!r}: use {', '.join(ROOM_KINDS)}")
+    if kind == "plain":
+        return Room(seed=seed)
+    rng = np.random.default_rng([seed, 20])
+    hard = kind == "hard"
+
+    def either_end(low: tuple[float, float], high: tuple[float, float]) -> float:
+        return float(rng.uniform(*(low if rng.random() < 0.5 else high)))
+
+    level = either_end((0.30, 0.45), (1.05, 1.20)) if hard else float(rng.uniform(0.30, 1.20))
+    kelvin = either_end((2700.0, 3300.0), (7500.0, 9000.0)) if hard else float(rng.uniform(2700.0, 9000.0))
+    gradient_size = rng.uniform(0.25, 0.45) if hard else rng.uniform(0.0, 0.25)
+    gradient_angle = rng.uniform(0.0, 2 * math.pi)
+    shift_m = 0.04 if hard else 0.02
+    turn_deg = 4.0 if hard else 2.0
+    backdrop = str(rng.choice(BACKDROPS[1:] if hard else BACKDROPS))
+    if hard:
+        base = np.array(NEAR_DISC_COLOURS[rng.integers(len(NEAR_DISC_COLOURS))])
+        backdrop_rgb = np.clip(base + rng.uniform(-0.06, 0.06, 3), 0.0, 1.0)
+    else:
+        backdrop_rgb = rng.uniform(0.2, 0.9, 3)
+    if backdrop == "wood":
+        backdrop_rgb = rng.uniform([0.55, 0.35, 0.15], [0.85, 0.62, 0.32])
+    return Room(
+        kind=kind,
+        seed=seed,
+        light_level=level,
+        colour_temperature_k=kelvin,
+        light_gradient=(
+            float(gradient_size * math.cos(gradient_angle)),
+            float(gradient_size * math.sin(gradient_angle)),
+        ),
+        light_direction=tuple(float(v) for v in rng.uniform([-1.0, -1.5, 0.3], [1.0, -0.2, 2.0])),
+        camera_shift_m=tuple(float(v) for v in rng.uniform(-shift_m, shift_m, 3)),
+        camera_turn_deg=tuple(float(v) for v in rng.uniform(-turn_deg, turn_deg, 2)),
+        # A dim room makes the webcam raise its gain: more noise.
+        noise_sigma=float(rng.uniform(1.0, 3.0) + 4.0 * max(0.0, 1.0 - level)),
+        backdrop=backdrop,
+        backdrop_rgb=tuple(float(v) for v in backdrop_rgb),
+        table_top=str(rng.choice(TABLE_TOPS[1:] if hard else TABLE_TOPS)),
+        table_rgb=tuple(float(v) for v in rng.uniform([0.45, 0.28, 0.12], [0.85, 0.65, 0.40])),
+    )
+
+
+def furnish(world, room: Room) -> None:
+    """Put `room` into `world` (a `sim.World`): the webcam's pose and light, the backdrop and the table top.
+
+    Call it once, before calibrating: the plain room changes nothing.
+    """
+    if room.kind == "plain":
+        return
+    world.set_camera(room_camera(world.camera, room))
+    rng = np.random.default_rng([room.seed, 21])
+    if room.backdrop != "none":
+        texture = _texture(room.backdrop, room.backdrop_rgb, rng)
+        _visual_panel(world.client, (0.0, BACKDROP_Y_M, BACKDROP_HALF_SIZE_M[2]), BACKDROP_HALF_SIZE_M, texture)
+    if room.table_top != "plain":
+        texture = _texture("wood" if room.table_top == "wood" else "wall", room.table_rgb, rng)
+        _visual_panel(world.client, (0.0, 0.05, 0.0), (0.5, 0.4, 0.0008), texture)
+
+
+def room_camera(camera, room: Room):
+    """The webcam's `CameraConfig` in `room`: moved, turned about its eye, and lit as the room is."""
+    eye = np.asarray(camera.eye_m, float) + np.asarray(room.camera_shift_m)
+    forward = np.asarray(camera.target_m, float) - np.asarray(camera.eye_m, float)
+    pan, tilt = (math.radians(v) for v in room.camera_turn_deg)
+    forward = _rotation(np.array([0.0, 0.0, 1.0]), pan) @ forward
+    right = np.cross(forward, np.asarray(camera.up, float))
+    forward = _rotation(right / np.linalg.norm(right), tilt) @ forward
+    return replace(
+        camera,
+        eye_m=tuple(float(v) for v in eye),
+        target_m=tuple(float(v) for v in eye + forward),
+        exposure=room.light_level,
+        colour_temperature_k=room.colour_temperature_k,
+        light_gradient=room.light_gradient,
+        light_direction=room.light_direction,
+        noise_sigma=room.noise_sigma,
+    )
+
+
+def _rotation(axis: np.ndarray, angle_rad: float) -> np.ndarray:
+    """Rodrigues' rotation matrix about a unit axis."""
+    x, y, z = axis
+    k = np.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])
+    return np.eye(3) + math.sin(angle_rad) * k + (1.0 - math.cos(angle_rad)) * (k @ k)
+
+
+def _texture(kind: str, rgb: RGB, rng: np.random.Generator) -> np.ndarray:
+    """An RGB uint8 image: a painted wall (faint mottling), a curtain's folds, or wood grain with planks."""
+    height, width = TEXTURE_SIZE_PX
+    y, x = np.mgrid[0:height, 0:width].astype(np.float32)
+    x, y = x / width, y / height
+    mottling = cv2.GaussianBlur(rng.normal(0.0, 1.0, (height, width)).astype(np.float32), (0, 0), 6)
+    if kind == "curtain":
+        folds = rng.uniform(10, 18)
+        wave = 0.5 + 0.5 * np.sin(2 * math.pi * (folds * x + 0.3 * np.sin(2 * math.pi * y + rng.uniform(0, 6))))
+        shade = 0.55 + 0.45 * wave**0.7
+    elif kind == "wood":
+        warp = 0.02 * np.sin(2 * math.pi * (3 * y + rng.uniform(0, 1))) + 0.004 * mottling
+        grain = 0.5 + 0.5 * np.sin(2 * math.pi * rng.uniform(50, 80) * (x + warp))
+        planks = np.where((x * rng.integers(4, 8)) % 1.0 < 0.015, 0.6, 1.0)
+        shade = (0.78 + 0.22 * grain) * planks
+    else:
+        shade = 1.0 + 0.03 * mottling
+    image = np.asarray(rgb, np.float32)[None, None, :] * shade[:, :, None]
+    return np.clip(255 * image, 0, 255).astype(np.uint8)
+
+
+def _visual_panel(client: int, centre: XYZ, half_extents: XYZ, texture_rgb: np.ndarray) -> int:
+    """A box that is only seen (no collision), wearing `texture_rgb`."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "texture.png"
+        cv2.imwrite(str(path), texture_rgb[:, :, ::-1])
+        texture = p.loadTexture(str(path), physicsClientId=client)
+    visual = p.createVisualShape(
+        p.GEOM_BOX, halfExtents=half_extents, rgbaColor=(1, 1, 1, 1), specularColor=(0, 0, 0), physicsClientId=client
+    )
+    body = p.createMultiBody(0.0, -1, visual, centre, physicsClientId=client)
+    p.changeVisualShape(body, -1, textureUniqueId=texture, physicsClientId=client)
+    return body
+
+
+def _colour_name(rgb: RGB) -> str:
+    """A rough name for a report: the hue's word, dark or pale when it is."""
+    hsv = cv2.cvtColor(np.uint8([[[255 * v for v in rgb[::-1]]]]), cv2.COLOR_BGR2HSV)[0, 0]
+    hue, saturation, value = int(hsv[0]) * 2, int(hsv[1]), int(hsv[2])
+    if saturation < 50:
+        return "grey" if value < 200 else "white"
+    names = ((15, "red"), (40, "orange"), (70, "yellow"), (160, "green"), (200, "cyan"), (260, "blue"), (330, "purple"))
+    name = next((word for limit, word in names if hue < limit), "red")
+    return f"dark {name}" if value < 110 else name

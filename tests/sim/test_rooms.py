@@ -1,0 +1,94 @@
+"""Rooms: seeded light, camera pose and backdrop; the plain room is the studio every other test uses."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+import pybullet as p
+import pytest
+
+from sim import World, WorldConfig
+from sim.room import ROOM_KINDS, Room, furnish, room_camera, room_for
+
+NO_ARM = WorldConfig(arm=None)
+
+
+def test_the_plain_room_changes_nothing() -> None:
+    with World(NO_ARM) as world:
+        bodies = p.getNumBodies(physicsClientId=world.client)
+        camera = world.camera
+        furnish(world, room_for("plain", 7))
+        assert world.camera == camera
+        assert p.getNumBodies(physicsClientId=world.client) == bodies
+
+
+@pytest.mark.parametrize("kind", ["varied", "hard"])
+def test_rooms_are_seeded_and_within_their_ranges(kind: str) -> None:
+    rooms = [room_for(kind, seed) for seed in range(60)]
+    assert room_for(kind, 5) == rooms[5]
+    assert len({room.light_level for room in rooms}) == len(rooms)
+    for room in rooms:
+        assert 0.30 <= room.light_level <= 1.20
+        assert 2700 <= room.colour_temperature_k <= 9000
+        assert max(abs(v) for v in room.camera_shift_m) <= 0.04
+        assert max(abs(v) for v in room.camera_turn_deg) <= 4.0
+        if kind == "hard":
+            assert room.light_level <= 0.45 or room.light_level >= 1.05
+            assert math.hypot(*room.light_gradient) >= 0.25
+            assert room.backdrop != "none" and room.table_top != "plain"
+    assert {room.backdrop for room in rooms} >= {"wall", "curtain", "wood"}
+
+
+def test_an_unknown_room_is_named() -> None:
+    with pytest.raises(ValueError, match="there is no room 'dark'"):
+        room_for("dark", 1)
+
+
+def test_the_camera_moves_and_turns_by_the_room_and_the_board_stays_in_view() -> None:
+    room = Room(kind="varied", camera_shift_m=(0.02, -0.01, 0.03), camera_turn_deg=(3.0, -2.0))
+    with World(NO_ARM) as world:
+        studio = world.hole_centres_px()
+        camera = room_camera(world.camera, room)
+        world.set_camera(camera)
+        moved = world.hole_centres_px()
+    assert np.allclose(np.subtract(camera.eye_m, WorldConfig().camera.eye_m), room.camera_shift_m)
+    forward_before = np.subtract(WorldConfig().camera.target_m, WorldConfig().camera.eye_m)
+    forward_after = np.subtract(camera.target_m, camera.eye_m)
+    cosine = forward_before @ forward_after / np.linalg.norm(forward_before) / np.linalg.norm(forward_after)
+    assert math.degrees(math.acos(cosine)) == pytest.approx(math.hypot(3.0, 2.0), abs=0.3)
+    assert np.abs(moved - studio).max() > 10  # pixels: the camera really moved
+    assert moved.min() > 0 and moved[..., 0].max() < camera.width_px and moved[..., 1].max() < camera.height_px
+
+
+def test_light_level_and_gradient_reach_the_frame() -> None:
+    with World(NO_ARM) as world:
+        studio = world.render_camera().astype(float)
+        world.set_camera(replace(world.camera, exposure=0.5, light_gradient=(0.4, 0.0)))
+        dim = world.render_camera().astype(float)
+    width = studio.shape[1]
+    left, right = slice(0, width // 4), slice(3 * width // 4, width)
+    assert dim.mean() / studio.mean() == pytest.approx(0.5, abs=0.06)
+    # A gradient of +0.4 to the right: the right quarter is lit about (1 + 0.3) / (1 - 0.3) times the left's.
+    ratio = (dim[:, right].mean() / studio[:, right].mean()) / (dim[:, left].mean() / studio[:, left].mean())
+    assert ratio == pytest.approx(1.3 / 0.7, rel=0.15)
+
+
+def test_the_backdrop_shows_through_the_empty_holes() -> None:
+    red_wall = Room(kind="hard", backdrop="wall", backdrop_rgb=(0.72, 0.10, 0.08))
+    with World(NO_ARM) as world:
+        top_left_hole = np.round(world.hole_centres_px()[-1, 0]).astype(int)
+        x, y = top_left_hole
+        studio = world.render_camera()[y - 2 : y + 3, x - 2 : x + 3].reshape(-1, 3).mean(axis=0)
+        furnish(world, red_wall)
+        in_room = world.render_camera()[y - 2 : y + 3, x - 2 : x + 3].reshape(-1, 3).mean(axis=0)
+    blue, green, red = in_room
+    assert red > 1.8 * max(blue, green), f"the hole shows {in_room} (BGR), not the red wall"
+    assert not np.allclose(studio, in_room, atol=20)
+
+
+def test_play_offers_every_room_kind() -> None:
+    from robot.cli.game_commands import ROOM_KINDS as CLI_ROOMS
+
+    assert CLI_ROOMS == ROOM_KINDS
