@@ -13,7 +13,7 @@ import logging
 import math
 import os
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -23,25 +23,16 @@ from sim import camera
 from sim.arm import DISC_IN_TOOL, JointLimit, SimArm
 from sim.board import Board
 from sim.config import RGBA, BoardPose, CameraConfig, WorldConfig
+from sim.discs import Discs
+from sim.dispenser import Dispenser
+from sim.grip import Grip
+from sim.person import careless_drop
 
 log = logging.getLogger(__name__)
 
 TABLE_COLOUR = (0.62, 0.48, 0.33, 1.0)
 PEDESTAL_COLOUR = (0.25, 0.25, 0.27, 1.0)
-DISPENSER_COLOUR = (0.35, 0.35, 0.38, 1.0)
 SLOT_ENTRY_CLEARANCE_M = 0.006  # between the released disc's rim and the funnel's top
-GRIP_RADIUS_M = 0.012  # a disc centre this close to the tool can be gripped
-DISPENSER_LEFT_M = 0.03  # the held disc is this far from the dispenser before the world refills it
-HUMAN_PAUSE_S = (0.6, 1.6)
-HUMAN_OFFSET_M = (0.004, 0.0015)
-HUMAN_TILT_RAD = math.radians(4.0)
-
-
-@dataclass
-class _Disc:
-    player: int
-    is_frozen: bool = False
-    still_s: float = 0.0
 
 
 class World:
@@ -64,10 +55,7 @@ class World:
             raise OSError("could not open a PyBullet GUI window: run headless (gui=False) or check the display")
         self.time_s = 0.0
         self._camera = config.camera
-        self._discs: dict[int, _Disc] = {}
-        self._held: int | None = None
-        self._dispenser_disc: int | None = None
-        self._dispenser_player = 1
+        self._grip: Grip | None = None
         try:
             self._build()
         except BaseException:
@@ -91,11 +79,7 @@ class World:
             p.resetDebugVisualizerCamera(0.7, 20.0, -25.0, [0.0, 0.0, 0.15], physicsClientId=c)
         self._box((0.0, 0.05, -0.015), (0.5, 0.4, 0.015), TABLE_COLOUR)
         self.board = Board(c, self.config.board, self.config.board_pose)
-        geometry, discs = self.config.board, self.config.discs
-        self._disc_shape = p.createCollisionShape(
-            p.GEOM_CYLINDER, radius=geometry.disc_diameter_m / 2, height=geometry.disc_thickness_m, physicsClientId=c
-        )
-        self._disc_visuals = [self._disc_visual(colour) for colour in discs.colours]
+        self.discs = Discs(c, self.config.board, self.config.discs, physics)
         self.arm: SimArm | None = None
         if self.config.arm is not None:
             self._build_arm_and_dispenser()
@@ -107,17 +91,6 @@ class World:
         )
         return p.createMultiBody(0.0, collision, visual, centre, physicsClientId=self.client)
 
-    def _disc_visual(self, colour: RGBA) -> int:
-        g = self.config.board
-        return p.createVisualShape(
-            p.GEOM_CYLINDER,
-            radius=g.disc_diameter_m / 2,
-            length=g.disc_thickness_m,
-            rgbaColor=colour,
-            specularColor=(0.3, 0.3, 0.3),
-            physicsClientId=self.client,
-        )
-
     def _build_arm_and_dispenser(self) -> None:
         mount, g = self.config.arm, self.config.board
         x, y = mount.base_xy_m
@@ -125,14 +98,9 @@ class World:
             self._box((x, y, mount.pedestal_height_m / 2), (0.065, 0.065, mount.pedestal_height_m / 2), PEDESTAL_COLOUR)
         orientation = p.getQuaternionFromEuler((0.0, 0.0, mount.base_yaw_rad))
         self.arm = SimArm(self.client, mount.urdf_path, (x, y, mount.pedestal_height_m), orientation)
-        # The dispenser: a post the disc stands on, with two cheeks holding its lower half upright.
-        dx, dy = mount.dispenser_xy_m
-        radius = g.disc_diameter_m / 2
-        rest_z = mount.dispenser_height_m - radius
-        self._box((dx, dy, rest_z / 2), (0.012, 0.012, rest_z / 2), DISPENSER_COLOUR)
-        for side in (-1, 1):
-            cheek_y = dy + side * (g.slot_gap_m / 2 + 0.0015)
-            self._box((dx, cheek_y, rest_z + radius / 2), (0.018, 0.0015, radius / 2), DISPENSER_COLOUR)
+        self.discs.on_spawn = self.arm.ignore_collisions_with
+        self._grip = Grip(self.client, self.arm)
+        self.dispenser = Dispenser(self.client, mount, g)
         self._refill_dispenser()
 
     # -- time ---------------------------------------------------------------------------------
@@ -149,35 +117,11 @@ class World:
     def _step_once(self) -> None:
         p.stepSimulation(physicsClientId=self.client)
         self.time_s += self.time_step_s
-        self._update_settling()
-
-    def _update_settling(self) -> None:
-        physics = self.config.physics
-        for body, disc in self._discs.items():
-            if disc.is_frozen or body == self._held:
-                continue
-            velocity, spin = p.getBaseVelocity(body, physicsClientId=self.client)
-            is_still = (
-                math.hypot(*velocity) < physics.settle_speed_m_s and math.hypot(*spin) < physics.settle_spin_rad_s
-            )
-            disc.still_s = disc.still_s + self.time_step_s if is_still else 0.0
-            if disc.still_s >= physics.settle_time_s and physics.freeze_settled:
-                self._freeze(body)
-
-    def _freeze(self, body: int) -> None:
-        p.changeDynamics(body, -1, mass=0.0, physicsClientId=self.client)
-        p.resetBaseVelocity(body, (0.0, 0.0, 0.0), (0.0, 0.0, 0.0), physicsClientId=self.client)
-        self._discs[body].is_frozen = True
-
-    def _unfreeze(self, body: int) -> None:
-        p.changeDynamics(body, -1, mass=self.config.discs.mass_kg, physicsClientId=self.client)
-        disc = self._discs[body]
-        disc.is_frozen, disc.still_s = False, 0.0
+        self.discs.update_settling(self.time_step_s, self.held_disc)
 
     def is_settled(self) -> bool:
         """Whether every disc that is not held has come to rest."""
-        settle_time_s = self.config.physics.settle_time_s
-        return all(d.is_frozen or d.still_s >= settle_time_s for b, d in self._discs.items() if b != self._held)
+        return self.discs.are_settled(self.held_disc)
 
     def wait_until_settled(self, timeout_s: float = 5.0) -> bool:
         """Run physics until every free disc rests; False when some disc still moves after `timeout_s`."""
@@ -199,35 +143,11 @@ class World:
         if not 0 <= column < self.config.board.columns:
             raise ValueError(f"column {column} is off the board: use 0..{self.config.board.columns - 1}")
 
-    def _spawn_disc(self, player: int, position: np.ndarray, orientation: tuple[float, ...], is_frozen: bool) -> int:
-        discs = self.config.discs
-        body = p.createMultiBody(
-            0.0 if is_frozen else discs.mass_kg,
-            self._disc_shape,
-            self._disc_visuals[player - 1],
-            list(position),
-            list(orientation),
-            physicsClientId=self.client,
-        )
-        p.changeDynamics(
-            body,
-            -1,
-            lateralFriction=discs.friction,
-            restitution=discs.restitution,
-            rollingFriction=0.0,
-            spinningFriction=0.0,
-            physicsClientId=self.client,
-        )
-        self._discs[body] = _Disc(player, is_frozen)
-        if self.arm is not None:
-            self.arm.ignore_collisions_with(body)
-        return body
-
     def disc_player(self, body: int) -> int:
-        return self._discs[body].player
+        return self.discs.player(body)
 
     def disc_ids(self) -> list[int]:
-        return list(self._discs)
+        return list(self.discs)
 
     def slot_entry_pose(self, column: int) -> tuple[np.ndarray, float]:
         """(world xyz, yaw) where a held disc is released over `column`: centred above the funnel.
@@ -258,39 +178,25 @@ class World:
         position = entry + np.array([c * offset_m[0] - s * offset_m[1], s * offset_m[0] + c * offset_m[1], 0.0])
         turn = p.getQuaternionFromEuler((tilt_rad, 0.0, yaw + yaw_rad))
         _, orientation = p.multiplyTransforms((0, 0, 0), turn, (0, 0, 0), DISC_IN_TOOL)
-        return self._spawn_disc(player, position, orientation, is_frozen=False)
+        return self.discs.spawn(player, position, orientation, is_frozen=False)
 
     def human_drop(self, column: int, player: int) -> int:
-        """The simulated person: a hand-like pause, then a slightly careless drop into `column`; waits until it rests."""
-        self._check_column(column)
-        self._check_player(player)
-        self.step(float(self.rng.uniform(*HUMAN_PAUSE_S)))
-        offset = (
-            float(self.rng.uniform(-1, 1) * HUMAN_OFFSET_M[0]),
-            float(self.rng.uniform(-1, 1) * HUMAN_OFFSET_M[1]),
-        )
-        tilt = float(self.rng.uniform(-1, 1) * HUMAN_TILT_RAD)
-        body = self.drop_disc(column, player, offset, tilt)
-        self.wait_until_settled()
-        return body
+        """The simulated person drops a disc of `player` into `column` (`sim.person`); waits until it rests."""
+        return careless_drop(self, column, player)
 
     def board_state(self) -> np.ndarray:
         """(rows, cols) int8 grid, row 0 at the bottom, 0 empty, 1/2 the player of the disc resting in each cell."""
         g = self.config.board
         grid = np.zeros((g.rows, g.columns), dtype=np.int8)
-        for body, disc in self._discs.items():
-            if body == self._held:
-                continue
-            position, _ = p.getBasePositionAndOrientation(body, physicsClientId=self.client)
-            cell = self.board.cell_of(np.array(position))
+        for body in self.discs:
+            cell = self.disc_cell(body) if body != self.held_disc else None
             if cell is not None:
-                grid[cell] = disc.player
+                grid[cell] = self.discs.player(body)
         return grid
 
     def disc_pose(self, body: int) -> tuple[np.ndarray, np.ndarray]:
         """(xyz, quaternion xyzw) of a disc in the world."""
-        position, orientation = p.getBasePositionAndOrientation(body, physicsClientId=self.client)
-        return np.array(position), np.array(orientation)
+        return self.discs.pose(body)
 
     def disc_cell(self, body: int) -> tuple[int, int] | None:
         """(row, column) of the cell a disc rests in, or None."""
@@ -304,25 +210,25 @@ class World:
 
     def remove_disc(self, body: int) -> None:
         """Take a disc out of the world (a person removing it, or emptying the board)."""
-        if body not in self._discs:
+        if body not in self.discs:
             raise ValueError(f"body {body} is not a disc of this world")
-        if body == self._held:
-            self._held = None
-        if body == self._dispenser_disc:
-            self._dispenser_disc = None
-        p.removeBody(body, physicsClientId=self.client)
-        del self._discs[body]
+        if body == self.held_disc:
+            self._grip.let_go()
+        if self.arm is not None and body == self.dispenser.waiting:
+            self.dispenser.waiting = None
+        self.discs.remove(body)
 
     def clear_board(self) -> None:
         """Empty the board (the release bar of a real board): every disc except the held and the dispenser's goes."""
-        for body in [b for b in self._discs if b not in (self._held, self._dispenser_disc)]:
+        kept = (self.held_disc, self.dispenser.waiting if self.arm is not None else None)
+        for body in [b for b in self.discs if b not in kept]:
             self.remove_disc(body)
 
     def set_board_pose(self, pose: BoardPose) -> None:
         """Move the board on the table; discs resting in it move with it."""
         carried = []
-        for body in self._discs:
-            if body != self._held and self.disc_cell(body) is not None:
+        for body in self.discs:
+            if body != self.held_disc and self.disc_cell(body) is not None:
                 position, orientation = p.getBasePositionAndOrientation(body, physicsClientId=self.client)
                 carried.append((body, self.board.to_board(np.array(position)), orientation))
         old_yaw = self.board.pose.yaw_rad
@@ -338,11 +244,7 @@ class World:
     def set_disc_colours(self, colours: tuple[RGBA, RGBA]) -> None:
         """Recolour the players' discs (RGBA 0..1), those in the world included."""
         self.config = replace(self.config, discs=replace(self.config.discs, colours=tuple(colours)))
-        self._disc_visuals = [self._disc_visual(colour) for colour in self.config.discs.colours]
-        for body, disc in self._discs.items():
-            p.changeVisualShape(
-                body, -1, rgbaColor=self.config.discs.colours[disc.player - 1], physicsClientId=self.client
-            )
+        self.discs.set_colours(self.config.discs)
 
     # -- camera -------------------------------------------------------------------------------
 
@@ -406,13 +308,8 @@ class World:
         """Put the arm at joint positions `q` at once (in `arm_joint_names()` order); a held disc follows."""
         arm = self._require_arm()
         arm.set_joints(q)
-        if self._held is not None:
-            position, orientation = arm.held_disc_pose()
-            p.resetBasePositionAndOrientation(
-                self._held, list(position), list(orientation), physicsClientId=self.client
-            )
-        if self._dispenser_disc is None:
-            self._refill_dispenser()
+        self._grip.follow_tool()
+        self._refill_dispenser()
 
     def tool_pose(self) -> tuple[np.ndarray, np.ndarray]:
         """(xyz, quaternion xyzw) of the tool frame, the centre of a held disc."""
@@ -420,64 +317,52 @@ class World:
 
     @property
     def held_disc(self) -> int | None:
-        return self._held
+        return self._grip.held if self._grip is not None else None
 
     def grip(self) -> bool:
-        """Close the gripper; True when it holds a disc (one whose centre is within 12 mm of the tool)."""
-        arm = self._require_arm()
-        arm.set_fingers_open(False)
-        if self._held is not None:
-            return True
-        tool, _ = arm.tool_pose()
-        nearest, nearest_m = None, GRIP_RADIUS_M
-        for body in self._discs:
-            position, _ = p.getBasePositionAndOrientation(body, physicsClientId=self.client)
-            distance = float(np.linalg.norm(np.array(position) - tool))
-            if distance <= nearest_m:
-                nearest, nearest_m = body, distance
-        if nearest is None:
+        """Close the gripper; True when it holds a disc (see `sim.grip`)."""
+        self._require_arm()
+        was_held = self._grip.held
+        body = self._grip.take_nearest(list(self.discs))
+        if body is None:
             return False
-        self._freeze(nearest)
-        self._held = nearest
-        if nearest == self._dispenser_disc:
-            self._dispenser_disc = None
-        position, orientation = arm.held_disc_pose()
-        p.resetBasePositionAndOrientation(nearest, list(position), list(orientation), physicsClientId=self.client)
+        if body != was_held:
+            self.discs.freeze(body)
+            self._grip.follow_tool()
+        if body == self.dispenser.waiting:
+            self.dispenser.waiting = None
         return True
 
     def release(self) -> None:
         """Open the gripper; a held disc falls from where it is."""
-        self._require_arm().set_fingers_open(True)
-        if self._held is not None:
-            body, self._held = self._held, None
-            self._unfreeze(body)
+        self._require_arm()
+        body = self._grip.let_go()
+        if body is not None:
+            self.discs.unfreeze(body)
 
     def dispenser_pick_pose(self) -> tuple[np.ndarray, float]:
         """(world xyz, yaw) of the disc waiting in the dispenser: the tool pose that grips it."""
         self._require_arm()
-        mount = self.config.arm
-        x, y = mount.dispenser_xy_m
-        return np.array([x, y, mount.dispenser_height_m]), 0.0
+        return self.dispenser.pick_pose()
 
     @property
     def dispenser_player(self) -> int:
-        return self._dispenser_player
+        return self.dispenser.player if self.arm is not None else 1
 
     def set_dispenser_player(self, player: int) -> None:
         """Whose discs the dispenser gives (the robot's); the waiting disc is swapped for one of that colour."""
         self._check_player(player)
-        self._dispenser_player = player
-        if self._dispenser_disc is not None:
-            self.remove_disc(self._dispenser_disc)
+        self._require_arm()
+        self.dispenser.player = player
+        if self.dispenser.waiting is not None:
+            self.remove_disc(self.dispenser.waiting)
             self._refill_dispenser()
 
     def _refill_dispenser(self) -> None:
-        if self._held is not None:
-            tool, _ = self.arm.tool_pose()
-            if np.linalg.norm(tool - self.dispenser_pick_pose()[0]) < DISPENSER_LEFT_M:
-                return
-        position, _ = self.dispenser_pick_pose()
-        self._dispenser_disc = self._spawn_disc(self.dispenser_player, position, DISC_IN_TOOL, is_frozen=True)
+        tool = self.arm.tool_pose()[0] if self.held_disc is not None else None
+        if self.dispenser.needs_refill(tool):
+            position, _ = self.dispenser.pick_pose()
+            self.dispenser.waiting = self.discs.spawn(self.dispenser.player, position, DISC_IN_TOOL, is_frozen=True)
 
     # -- lifetime -----------------------------------------------------------------------------
 
