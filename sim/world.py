@@ -13,6 +13,7 @@ import logging
 import math
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -54,6 +55,7 @@ class World:
         if self.client < 0:
             raise OSError("could not open a PyBullet GUI window: run headless (gui=False) or check the display")
         self.time_s = 0.0
+        self._step_listeners: list[Callable[[float], None]] = []
         self._camera = config.camera
         self._grip: Grip | None = None
         try:
@@ -118,6 +120,15 @@ class World:
         p.stepSimulation(physicsClientId=self.client)
         self.time_s += self.time_step_s
         self.discs.update_settling(self.time_step_s, self.held_disc)
+        for listener in self._step_listeners:
+            listener(self.time_s)
+
+    def add_step_listener(self, listener: Callable[[float], None]) -> None:
+        """Call `listener(time_s)` after every physics step (a film of the table, `sim.video`)."""
+        self._step_listeners.append(listener)
+
+    def remove_step_listener(self, listener: Callable[[float], None]) -> None:
+        self._step_listeners.remove(listener)
 
     def is_settled(self) -> bool:
         """Whether every disc that is not held has come to rest."""
