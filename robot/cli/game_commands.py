@@ -38,7 +38,14 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
         default=None,
         help="seed for the world and the players (repeatable games)",
     )
-    play.add_argument("--record", metavar="DIR", type=Path, help="save each move's frame with the overlay and a video")
+    play.add_argument(
+        "--record",
+        metavar="DIR",
+        type=Path,
+        help="save a real-time video of the game (game.mp4: the webcam with the overlay, the whole table, captions) "
+        "and each move's frame",
+    )
+    play.add_argument("--record-png", action="store_true", help="with --record: every video frame as a PNG too")
     play.add_argument(
         "--room",
         choices=ROOM_KINDS,
@@ -71,6 +78,8 @@ def run_play(args: argparse.Namespace) -> int:
         raise ValueError("say where to play: --sim for the simulation, or --serial PORT --camera N for a real arm")
     if args.sim and args.serial:
         raise ValueError("--sim and --serial exclude each other: choose the simulation or the real arm")
+    if args.record_png and args.record is None:
+        raise ValueError("--record-png saves the video's frames: give the folder with --record DIR too")
     if args.arm not in ("c4arm", "so101"):
         raise ValueError(f"there is no simulated arm {quoted(args.arm)}: choose c4arm or so101")
     out = sys.stderr if args.json else sys.stdout
@@ -145,6 +154,7 @@ def play_sim_game(
         config_path=args.config,
         arm=getattr(args, "arm", "c4arm"),
         room=getattr(args, "room", "plain"),
+        record_png=getattr(args, "record_png", False),
     ) as game_setup:
         # A simulated person acts at once: a board that shows no move for three minutes (wall clock, generous
         # for a loaded 2-core machine) will not change any more.
@@ -164,7 +174,12 @@ def play_real_game(args: argparse.Namespace, tell, log_path: Path, view=None) ->
     previous = _previous_log(args, log_path)
     robot_first = previous.robot_first if previous else args.robot_first
     with RealGame(
-        port=args.serial, camera=args.camera, config_path=args.config, tell=tell, record=args.record
+        port=args.serial,
+        camera=args.camera,
+        config_path=args.config,
+        tell=tell,
+        record=args.record,
+        record_png=getattr(args, "record_png", False),
     ) as game_setup:
         game = game_setup.game(_settings(args, robot_first), log_path, previous)
         if view is not None:

@@ -76,7 +76,7 @@ class BoardWatcher:
     """Turns camera frames into stable readings in players' values (1 the first player, 2 the second).
 
     `colours` are the reference disc colours (BGR) of the first and the second player, from calibration.
-    `on_frame` is called with each frame and its reading (for `--record`); the sim uses it to advance time.
+    `frame_observer` (set by `Game.watch`) is called with each frame and its reading (a live view, a recording).
     """
 
     def __init__(
@@ -86,17 +86,15 @@ class BoardWatcher:
         corners: np.ndarray | None,
         colours: tuple[tuple[float, float, float], tuple[float, float, float]] | None,
         stable_frames: int = 3,
-        on_frame: Callable[[np.ndarray, BoardReading], None] | None = None,
     ) -> None:
         self.camera = camera
         self.shape = shape
         self.corners = corners
         self.colours = colours
         self.stabiliser = Stabiliser(frames_needed=stable_frames)
-        self.on_frame = on_frame
         self.last_frame: np.ndarray | None = None
         self.last_reading: BoardReading | None = None
-        self.frame_observer: Callable[[np.ndarray, BoardReading], None] | None = None  # a live view (Game.watch)
+        self.frame_observer: Callable[[np.ndarray, BoardReading], None] | None = None
 
     def look(self, timeout_s: float) -> BoardReading:
         """The next reading that stays the same over several frames. Raises BoardUnseenError after `timeout_s`."""
@@ -106,8 +104,6 @@ class BoardWatcher:
             frame = self.camera.read()
             reading = read(frame, self.shape, self.corners, self.colours)
             self.last_frame, self.last_reading = frame, reading
-            if self.on_frame is not None:
-                self.on_frame(frame, reading)
             if self.frame_observer is not None:
                 self.frame_observer(frame, reading)
             stable = self.stabiliser.update(reading)
@@ -142,41 +138,47 @@ class Game:
         self.on_move = on_move
         self.ponderer: Ponderer | None = None
         self._last_note: str | None = None
-        self.observer: GameObserver | None = None
+        self.observers: list[GameObserver] = []
         self._last_search: tuple[SearchResult, int] | None = None  # and the stones on the board then
 
     def watch(self, observer: GameObserver) -> None:
-        """Show the game to `observer` (a live view): every message and state change, every camera frame."""
-        self.observer = observer
-        self.watcher.frame_observer = observer.on_frame
-        tell = self.tell
+        """Show the game to `observer` (a live view, a recording): every message and state change, every camera
+        frame. Several may watch the same game."""
+        if not self.observers:
+            tell = self.tell
 
-        def tell_and_publish(message: str) -> None:
-            tell(message)
-            self._publish(message.splitlines()[0])
+            def tell_and_publish(message: str) -> None:
+                tell(message)
+                self._publish(message.splitlines()[0])
 
-        self.tell = tell_and_publish
+            def show_frame(frame: np.ndarray, reading: BoardReading) -> None:
+                for each in self.observers:
+                    each.on_frame(frame, reading)
+
+            self.tell = tell_and_publish
+            self.watcher.frame_observer = show_frame
+        self.observers.append(observer)
         self._publish(None)
 
     def _publish(self, message: str | None) -> None:
-        """Hand the observer a fresh snapshot of the game (plain values: it may read them on another thread)."""
-        if self.observer is None:
+        """Hand the observers a fresh snapshot of the game (plain values: they may read them on another thread)."""
+        if not self.observers:
             return
         over = self.position.is_over()
         turn = "over" if over else "robot" if self.position.side_to_move == self.robot_player else "person"
-        self.observer.on_state(
-            {
-                "rows": self.position.height,
-                "cols": self.position.width,
-                "moves": list(self.log.moves),
-                "robot_first": self.settings.robot_first,
-                "turn": turn,
-                "winner": self.log.winner,
-                "winning_cells": [list(cell) for cell in self.position.winning_cells()] if over else [],
-                "search": None if self._last_search is None else _search_snapshot(*self._last_search),
-                "message": message,
-            }
-        )
+        snapshot = {
+            "rows": self.position.height,
+            "cols": self.position.width,
+            "moves": list(self.log.moves),
+            "robot_first": self.settings.robot_first,
+            "turn": turn,
+            "winner": self.log.winner,
+            "winning_cells": [list(cell) for cell in self.position.winning_cells()] if over else [],
+            "search": None if self._last_search is None else _search_snapshot(*self._last_search),
+            "message": message,
+        }
+        for observer in self.observers:
+            observer.on_state(snapshot)
 
     @property
     def robot_player(self) -> int:

@@ -93,6 +93,7 @@ class RealGame:
         config_path: Path | None,
         tell: Callable[[str], None],
         record: Path | None = None,
+        record_png: bool = False,
     ) -> None:
         self.setup = calibration.load(config_path)
         if self.setup.board is None or self.setup.colours is None:
@@ -114,7 +115,7 @@ class RealGame:
             self.close()
             raise
         self.table = RealTable(self.arm, planner, tell)
-        self.recorder = Recorder(record) if record else None
+        self.recorder = Recorder(record, png_frames=record_png) if record else None
 
     def game(self, settings: GameSettings, log_path: Path | None, previous: GameLog | None) -> Game:
         """A game on this table; a resumed game must see on the board what its log says."""
@@ -126,7 +127,6 @@ class RealGame:
             np.asarray(board.corners_px),
             references if settings.robot_first else references[::-1],
             settings.stable_frames,
-            self.recorder.on_frame if self.recorder else None,
         )
         if previous is not None:
             seen = watcher.look(settings.look_timeout_s)
@@ -137,7 +137,10 @@ class RealGame:
                     "set it up as logged, or start a new game without --resume"
                 )
         on_move = self.recorder.save_move if self.recorder else None
-        return Game(self.table, watcher, settings, log_path, self.tell, previous, on_move)
+        game = Game(self.table, watcher, settings, log_path, self.tell, previous, on_move)
+        if self.recorder is not None:
+            game.watch(self.recorder)
+        return game
 
     def close(self) -> None:
         """Let go of whatever was opened (also when opening the arm failed half-way)."""

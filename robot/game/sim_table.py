@@ -137,6 +137,7 @@ class SimGame:
         config_path: Path | None = None,
         arm: str = "c4arm",
         room: str = "plain",
+        record_png: bool = False,
     ) -> None:
         import calibration
         from robot.arm.drivers.sim import SimArm, sim_planner
@@ -167,13 +168,13 @@ class SimGame:
                     f"it plays {SIM_ROBOT_LETTER}: run `c4robot calibrate colours --sim --config {config_path}` again"
                 )
             colours = (setup.colours.robot_bgr, setup.colours.person_bgr)
-            self.recorder = Recorder(record) if record else None
+            self.recorder = Recorder(record, png_frames=record_png, wide_view=True) if record else None
+            self.film = None
             self.watcher = BoardWatcher(
                 SimCamera(self.world),
                 (setup.board.rows, setup.board.cols),
                 np.asarray(setup.board.corners_px),
                 colours if robot_first else colours[::-1],
-                on_frame=self.recorder.on_frame if self.recorder else None,
             )
         except BaseException:
             self.world.close()
@@ -188,12 +189,20 @@ class SimGame:
                 self.world.drop_disc(column, self.table.world_player(player))
                 self.world.wait_until_settled()
         on_move = self.recorder.save_move if self.recorder else None
-        return Game(self.table, self.watcher, settings, log_path, self.tell, previous, on_move)
+        game = Game(self.table, self.watcher, settings, log_path, self.tell, previous, on_move)
+        if self.recorder is not None:
+            from sim.video import Film
+
+            game.watch(self.recorder)
+            self.film = Film(self.world, self.recorder.fps, self.recorder.on_film, self.world.seed)
+        return game
 
     def __enter__(self) -> SimGame:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
+        if self.film is not None:
+            self.film.close()
         if self.recorder is not None:
             self.recorder.close()
         self.world.close()

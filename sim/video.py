@@ -1,0 +1,65 @@
+"""Filming the simulated table for `--record`: the webcam and a wide camera that shows the whole arm and
+board, one pair of frames every 1/fps of simulated time while physics runs (the arm picking, carrying and
+dropping, a disc falling, the person's hand), so the video plays at the speed the table moved.
+
+The film renders with its own noise generator: a recorded game plays exactly as an unrecorded one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+import numpy as np
+
+from sim import camera
+from sim.config import CameraConfig
+
+WIDE_EYE_M = (0.30, -0.40, 0.40)  # up, to the right of and behind the webcam
+WIDE_TARGET_M = (0.03, 0.08, 0.17)  # between the board and the arm's shoulder
+WIDE_FOV_DEG = 55.0
+WIDE_SIZE_PX = (512, 384)  # smaller than the webcam's: a third less rendering per film frame
+
+
+def wide_camera(webcam: CameraConfig) -> CameraConfig:
+    """A camera farther back and to the side that sees the board, the arm on its pedestal and the dispenser,
+    in the webcam's light (its level and colour, without the gradient that belongs to the webcam's view)."""
+    return replace(
+        webcam,
+        eye_m=WIDE_EYE_M,
+        target_m=WIDE_TARGET_M,
+        up=(0.0, 0.0, 1.0),
+        vertical_fov_deg=WIDE_FOV_DEG,
+        width_px=WIDE_SIZE_PX[0],
+        height_px=WIDE_SIZE_PX[1],
+        light_gradient=(0.0, 0.0),
+    )
+
+
+class Film:
+    """While alive, hands `sink(webcam_frame, wide_frame)` a pair of BGR frames every 1/fps s of the world's time."""
+
+    def __init__(self, world, fps: float, sink: Callable[[np.ndarray, np.ndarray], None], seed: int = 0) -> None:
+        if not 1.0 <= fps <= 60.0:
+            raise ValueError(f"film rate {fps} frames per second: use 1..60")
+        self.world = world
+        self.period_s = 1.0 / fps
+        self.sink = sink
+        self._rng = np.random.default_rng([seed, 15])
+        self._next_s = world.time_s
+        world.add_step_listener(self._on_step)
+
+    def webcam_frame(self) -> np.ndarray:
+        return camera.render(self.world.client, self.world.camera, self._rng, use_opengl=self.world.gui)
+
+    def wide_frame(self) -> np.ndarray:
+        return camera.render(self.world.client, wide_camera(self.world.camera), self._rng, use_opengl=self.world.gui)
+
+    def _on_step(self, time_s: float) -> None:
+        if time_s + 1e-9 < self._next_s:
+            return
+        self._next_s += self.period_s
+        self.sink(self.webcam_frame(), self.wide_frame())
+
+    def close(self) -> None:
+        self.world.remove_step_listener(self._on_step)

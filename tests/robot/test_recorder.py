@@ -1,0 +1,99 @@
+"""`--record`: a real-time film of the table (the arm moving), captions, the winning four, PNG frames on demand."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from robot.cli import main
+from robot.game.loop import GameSettings
+from robot.game.recorder import END_HOLD_S, FOUR_BGR, Recorder
+from robot.game.sim_table import SimGame
+from sim import World, WorldConfig
+from sim.video import Film
+from vision import BoardReading
+
+
+def test_the_film_follows_simulated_time_and_stops_when_closed() -> None:
+    with World(WorldConfig(arm=None)) as world:
+        pairs = []
+        film = Film(world, 5.0, lambda webcam, wide: pairs.append((webcam.shape, wide.shape)))
+        world.step(1.0)
+        assert len(pairs) in (5, 6)
+        assert pairs[0][0] == (480, 640, 3)
+        film.close()
+        world.step(0.5)
+        assert len(pairs) in (5, 6)
+
+
+def test_filming_leaves_the_game_as_it_was() -> None:
+    """The film draws its own noise: the webcam frames the game reads are the same with and without it."""
+    config = replace(WorldConfig(arm=None), camera=replace(WorldConfig().camera, noise_sigma=3.0))
+    frames = []
+    for filmed in (False, True):
+        with World(config, seed=4) as world:
+            if filmed:
+                Film(world, 10.0, lambda webcam, wide: None)
+            world.drop_disc(2, 1)
+            world.wait_until_settled()
+            frames.append(world.render_camera())
+    assert np.array_equal(*frames)
+
+
+def test_a_recorded_robot_turn_shows_the_arm_moving_in_real_time(tmp_path: Path) -> None:
+    with SimGame(seed=1, gui=False, opponent="random", robot_first=True, tell=lambda m: None, record=tmp_path) as setup:
+        setup.game(GameSettings(robot_first=True), None, None)
+        world, recorder = setup.world, setup.recorder
+        started_s = world.time_s
+        wides = []
+        setup.film.sink = lambda webcam, wide: (wides.append(wide), recorder.on_film(webcam, wide))
+        setup.table.robot_drop(3)
+        filmed_s = world.time_s - started_s
+    assert len(wides) == pytest.approx(filmed_s * recorder.fps, abs=1.5)
+    moving = sum(not np.array_equal(a, b) for a, b in zip(wides, wides[1:], strict=False))
+    assert moving >= 0.8 * (len(wides) - 1), "the wide view should change from frame to frame while the arm works"
+    video = cv2.VideoCapture(str(tmp_path / "game.mp4"))
+    assert video.get(cv2.CAP_PROP_FPS) == pytest.approx(recorder.fps)
+    assert int(video.get(cv2.CAP_PROP_FRAME_COUNT)) == recorder.frames_written == len(wides)
+    assert int(video.get(cv2.CAP_PROP_FRAME_WIDTH)) > 640 + 500  # the webcam and the wide view side by side
+
+
+def _reading(rows: int = 6, cols: int = 7) -> BoardReading:
+    xs, ys = np.meshgrid(100 + 40 * np.arange(cols), 400 - 40 * np.arange(rows))
+    centres = np.stack([xs, ys], axis=-1).astype(float)
+    grid = np.zeros((rows, cols), np.int8)
+    grid[:4, 3] = 1
+    corners = np.array([centres[-1, 0], centres[-1, -1], centres[0, -1], centres[0, 0]])
+    return BoardReading(
+        grid, ("Y", "R"), np.ones((rows, cols)), corners, 0.0, [], centres, ((0, 200, 230), (0, 0, 200))
+    )
+
+
+def test_the_end_rings_the_winning_four_and_holds_it(tmp_path: Path) -> None:
+    recorder = Recorder(tmp_path, png_frames=True)
+    reading = _reading()
+    recorder.on_frame(np.full((480, 640, 3), 90, np.uint8), reading)
+    four = [[3, 0], [3, 1], [3, 2], [3, 3]]
+    snapshot = {"rows": 6, "cols": 7, "moves": [3, 0, 3, 0, 3, 0, 3], "robot_first": True, "turn": "over"}
+    recorder.on_state({**snapshot, "winner": "robot", "winning_cells": four, "search": None, "message": "I win!"})
+    recorder.close()
+    assert recorder.frames_written == 1 + round(END_HOLD_S * recorder.fps)
+    pngs = sorted((tmp_path / "frames").glob("frame_*.png"))
+    assert len(pngs) == recorder.frames_written
+    last = cv2.imread(str(pngs[-1]))
+    for column, row in four:
+        x, y = reading.hole_centres_px[row, column].astype(int)
+        ring = last[y - 20 : y + 21, x - 20 : x + 21].reshape(-1, 3)
+        assert (np.abs(ring.astype(int) - FOUR_BGR).sum(axis=1) < 60).any(), f"no ring around column {column + 1}"
+    x, y = reading.hole_centres_px[0, 0].astype(int)
+    around = last[y - 20 : y + 21, x - 20 : x + 21].reshape(-1, 3)
+    assert not (np.abs(around.astype(int) - FOUR_BGR).sum(axis=1) < 60).any()
+
+
+def test_record_png_needs_a_folder(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["play", "--sim", "--record-png"]) != 0
+    assert "--record DIR" in capsys.readouterr().err
