@@ -3,8 +3,9 @@
 The arm's joints are the movable joints on the chain from the base to the tool link (for the shipped
 `c4arm.urdf`: base_yaw, shoulder, elbow, wrist_pitch, wrist_yaw); any other movable joints (the
 gripper's fingers) open and close with grip/release. Joint positions are set directly (the drivers
-and planners above decide how fast), and position motors hold them while physics runs. A held disc
-is carried kinematically: it sits centred at the tool frame, face normal along the tool's y axis.
+and planners above decide how fast), and motors carry them on at the speed they were set with for one
+control period while physics runs (so what the arm holds is carried, not teleported). A well-held disc
+sits centred at the tool frame, face normal along the tool's y axis (the grip: `sim.grip`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import pybullet as p
 
 TOOL_LINK_NAMES = ("tool", "panda_grasptarget")
 HOLD_FORCE_SCALE = 50.0
+SPEED_HORIZON_S = 1.0 / 120.0  # a trajectory's control period: how far a set speed carries the joints
 DISC_IN_TOOL = p.getQuaternionFromEuler((math.pi / 2, 0.0, 0.0))  # cylinder axis (z) onto the tool's y axis
 
 
@@ -105,30 +107,38 @@ class SimArm:
             limits.append(JointLimit(info[1].decode(), lower, upper, info[11], info[10]))
         return limits
 
-    def set_joints(self, positions: list[float] | np.ndarray) -> None:
-        """Put the arm at these joint positions at once and hold it there."""
+    def set_joints(self, positions: list[float] | np.ndarray, speeds: list[float] | np.ndarray | None = None) -> None:
+        """Put the arm at these joint positions at once; with `speeds` (rad/s) it moves on at them for the next
+        `SPEED_HORIZON_S` while physics runs (a trajectory's next control period), else it holds still."""
         positions = [float(q) for q in positions]
         if len(positions) != len(self.joint_indices):
             raise ValueError(
                 f"{len(positions)} joint positions for an arm with {len(self.joint_indices)} joints "
                 f"({', '.join(self.joint_names())}): give one per joint"
             )
-        for limit, q in zip(self.joint_limits(), positions, strict=False):
+        limits = self.joint_limits()
+        for limit, q in zip(limits, positions, strict=False):
             if not (limit.lower_rad - 1e-6 <= q <= limit.upper_rad + 1e-6) or not math.isfinite(q):
                 raise ValueError(
                     f"joint {limit.name} = {q:.4f} rad is outside its limits "
                     f"[{limit.lower_rad:.3f}, {limit.upper_rad:.3f}]: keep targets within arm_joint_limits()"
                 )
-        for j, q in zip(self.joint_indices, positions, strict=False):
-            p.resetJointState(self.body, j, q, 0.0, physicsClientId=self.client)
-        self._targets = positions
-        forces = [HOLD_FORCE_SCALE * max(lim.effort_nm, 1.0) for lim in self.joint_limits()]
+        speeds = [0.0] * len(positions) if speeds is None else [float(v) for v in speeds]
+        speeds = [max(-lim.velocity_rad_s, min(lim.velocity_rad_s, v)) for lim, v in zip(limits, speeds, strict=False)]
+        for j, q, v in zip(self.joint_indices, positions, speeds, strict=False):
+            p.resetJointState(self.body, j, q, v, physicsClientId=self.client)
+        targets = [
+            min(max(q + v * SPEED_HORIZON_S, lim.lower_rad), lim.upper_rad)
+            for lim, q, v in zip(limits, positions, speeds, strict=False)
+        ]
+        self._targets = targets
         p.setJointMotorControlArray(
             self.body,
             self.joint_indices,
             p.POSITION_CONTROL,
-            targetPositions=positions,
-            forces=forces,
+            targetPositions=targets,
+            targetVelocities=speeds,
+            forces=[HOLD_FORCE_SCALE * max(lim.effort_nm, 1.0) for lim in limits],
             physicsClientId=self.client,
         )
 
@@ -149,12 +159,6 @@ class SimArm:
         state = p.getLinkState(self.body, self.tool_link, computeForwardKinematics=True, physicsClientId=self.client)
         return np.array(state[4]), np.array(state[5])
 
-    def held_disc_pose(self) -> tuple[np.ndarray, np.ndarray]:
-        """Where a held disc is: centred at the tool, its face normal along the tool's y axis."""
-        position, orientation = self.tool_pose()
-        _, disc_orientation = p.multiplyTransforms((0, 0, 0), orientation, (0, 0, 0), DISC_IN_TOOL)
-        return position, np.array(disc_orientation)
-
     def base_pose(self) -> tuple[np.ndarray, np.ndarray]:
         """(position, quaternion) of the base link's URDF frame (PyBullet reports its centre of mass)."""
         com_position, com_orientation = p.getBasePositionAndOrientation(self.body, physicsClientId=self.client)
@@ -164,6 +168,6 @@ class SimArm:
         return np.array(position), np.array(orientation)
 
     def ignore_collisions_with(self, body: int) -> None:
-        """The gripper's shapes are for looks; the hold is kinematic, so they never push a disc."""
+        """The gripper's shapes are for looks: the pinch is `sim.grip`'s contact-gated hold, so they never push a disc."""
         for link in self.gripper_links:
             p.setCollisionFilterPair(self.body, body, link, -1, 0, physicsClientId=self.client)

@@ -18,6 +18,7 @@ class Dispenser:
         self.client = client
         self.player = player
         self.waiting: int | None = None
+        self.is_jammed = False  # the feed is stuck: no disc drops in until the jaws close on the empty post
         x, y = mount.dispenser_xy_m
         self.pick_xyz = np.array([x, y, mount.dispenser_height_m])
         radius = geometry.disc_diameter_m / 2
@@ -40,4 +41,5 @@ class Dispenser:
 
     def needs_refill(self, tool_xyz: np.ndarray | None) -> bool:
         """Whether the next disc drops in: none waits, and a disc being taken (tool at `tool_xyz`) has left."""
-        return self.waiting is None and (tool_xyz is None or np.linalg.norm(tool_xyz - self.pick_xyz) >= LEFT_M)
+        has_left = tool_xyz is None or np.linalg.norm(tool_xyz - self.pick_xyz) >= LEFT_M
+        return self.waiting is None and not self.is_jammed and has_left

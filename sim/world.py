@@ -15,28 +15,33 @@ import os
 import sys
 from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 import pybullet as p
 
 from sim import camera
-from sim.arm import DISC_IN_TOOL, JointLimit, SimArm
+from sim.arm import DISC_IN_TOOL, SimArm
+from sim.arm_station import ArmStation
 from sim.board import Board
 from sim.config import RGBA, BoardPose, CameraConfig, WorldConfig
 from sim.discs import Discs
-from sim.dispenser import Dispenser
-from sim.grip import Grip
 from sim.person import careless_drop
 
 log = logging.getLogger(__name__)
 
 TABLE_COLOUR = (0.62, 0.48, 0.33, 1.0)
-PEDESTAL_COLOUR = (0.25, 0.25, 0.27, 1.0)
 SLOT_ENTRY_CLEARANCE_M = 0.006  # between the released disc's rim and the funnel's top
 
 
-class World:
+class Actor(Protocol):
+    """Something that acts in the world every physics step (`sim.person.Person`, `sim.upsets.Knock`)."""
+
+    def act(self, world: World) -> bool:
+        """Act after a physics step; False when done (the world then forgets it)."""
+
+
+class World(ArmStation):
     """A simulated Connect-4 table; use as a context manager or call `close()`."""
 
     def __init__(self, config: WorldConfig = WorldConfig(), seed: int = 0, gui: bool = False) -> None:
@@ -55,9 +60,9 @@ class World:
         if self.client < 0:
             raise OSError("could not open a PyBullet GUI window: run headless (gui=False) or check the display")
         self.time_s = 0.0
+        self.actors: list[Actor] = []  # things that act every physics step: a person's hand, a knock
         self._step_listeners: list[Callable[[float], None]] = []
         self._camera = config.camera
-        self._grip: Grip | None = None
         try:
             self._build()
         except BaseException:
@@ -93,18 +98,6 @@ class World:
         )
         return p.createMultiBody(0.0, collision, visual, centre, physicsClientId=self.client)
 
-    def _build_arm_and_dispenser(self) -> None:
-        mount, g = self.config.arm, self.config.board
-        x, y = mount.base_xy_m
-        if mount.pedestal_height_m > 0:
-            self._box((x, y, mount.pedestal_height_m / 2), (0.065, 0.065, mount.pedestal_height_m / 2), PEDESTAL_COLOUR)
-        orientation = p.getQuaternionFromEuler((0.0, 0.0, mount.base_yaw_rad))
-        self.arm = SimArm(self.client, mount.urdf_path, (x, y, mount.pedestal_height_m), orientation)
-        self.discs.on_spawn = self.arm.ignore_collisions_with
-        self._grip = Grip(self.client, self.arm)
-        self.dispenser = Dispenser(self.client, mount, g)
-        self._refill_dispenser()
-
     # -- time ---------------------------------------------------------------------------------
 
     @property
@@ -119,6 +112,11 @@ class World:
     def _step_once(self) -> None:
         p.stepSimulation(physicsClientId=self.client)
         self.time_s += self.time_step_s
+        for actor in list(self.actors):
+            if not actor.act(self):
+                self.actors.remove(actor)
+        if self._grip is not None and self._grip.check_slip() is not None:
+            log.info("a disc slipped out of the arm's grip")
         self.discs.update_settling(self.time_step_s, self.held_disc)
         for listener in self._step_listeners:
             listener(self.time_s)
@@ -224,7 +222,7 @@ class World:
         if body not in self.discs:
             raise ValueError(f"body {body} is not a disc of this world")
         if body == self.held_disc:
-            self._grip.let_go()
+            self._grip.open()
         if self.arm is not None and body == self.dispenser.waiting:
             self.dispenser.waiting = None
         self.discs.remove(body)
@@ -290,90 +288,6 @@ class World:
     def disc_centres_px(self) -> np.ndarray:
         """(rows, cols, 2) image positions of the centres of discs resting in each cell (behind the holes)."""
         return self.project_to_image(self.board.to_world(self.config.board.cell_centres_m()))
-
-    # -- the arm ------------------------------------------------------------------------------
-
-    def _require_arm(self) -> SimArm:
-        if self.arm is None:
-            raise RuntimeError("this world has no arm: build it with WorldConfig(arm=ArmMount(...))")
-        return self.arm
-
-    @property
-    def arm_urdf_path(self) -> Path:
-        return self._require_arm().urdf_path
-
-    def arm_joint_names(self) -> list[str]:
-        return self._require_arm().joint_names()
-
-    def arm_joint_limits(self) -> list[JointLimit]:
-        return self._require_arm().joint_limits()
-
-    def arm_base_pose(self) -> tuple[np.ndarray, np.ndarray]:
-        """(xyz, quaternion xyzw) of the URDF's base link in the world."""
-        return self._require_arm().base_pose()
-
-    def arm_joints(self) -> np.ndarray:
-        return self._require_arm().joints()
-
-    def set_arm_joints(self, q: list[float] | np.ndarray) -> None:
-        """Put the arm at joint positions `q` at once (in `arm_joint_names()` order); a held disc follows."""
-        arm = self._require_arm()
-        arm.set_joints(q)
-        self._grip.follow_tool()
-        self._refill_dispenser()
-
-    def tool_pose(self) -> tuple[np.ndarray, np.ndarray]:
-        """(xyz, quaternion xyzw) of the tool frame, the centre of a held disc."""
-        return self._require_arm().tool_pose()
-
-    @property
-    def held_disc(self) -> int | None:
-        return self._grip.held if self._grip is not None else None
-
-    def grip(self) -> bool:
-        """Close the gripper; True when it holds a disc (see `sim.grip`)."""
-        self._require_arm()
-        was_held = self._grip.held
-        body = self._grip.take_nearest(list(self.discs))
-        if body is None:
-            return False
-        if body != was_held:
-            self.discs.freeze(body)
-            self._grip.follow_tool()
-        if body == self.dispenser.waiting:
-            self.dispenser.waiting = None
-        return True
-
-    def release(self) -> None:
-        """Open the gripper; a held disc falls from where it is."""
-        self._require_arm()
-        body = self._grip.let_go()
-        if body is not None:
-            self.discs.unfreeze(body)
-
-    def dispenser_pick_pose(self) -> tuple[np.ndarray, float]:
-        """(world xyz, yaw) of the disc waiting in the dispenser: the tool pose that grips it."""
-        self._require_arm()
-        return self.dispenser.pick_pose()
-
-    @property
-    def dispenser_player(self) -> int:
-        return self.dispenser.player if self.arm is not None else 1
-
-    def set_dispenser_player(self, player: int) -> None:
-        """Whose discs the dispenser gives (the robot's); the waiting disc is swapped for one of that colour."""
-        self._check_player(player)
-        self._require_arm()
-        self.dispenser.player = player
-        if self.dispenser.waiting is not None:
-            self.remove_disc(self.dispenser.waiting)
-            self._refill_dispenser()
-
-    def _refill_dispenser(self) -> None:
-        tool = self.arm.tool_pose()[0] if self.held_disc is not None else None
-        if self.dispenser.needs_refill(tool):
-            position, _ = self.dispenser.pick_pose()
-            self.dispenser.waiting = self.discs.spawn(self.dispenser.player, position, DISC_IN_TOOL, is_frozen=True)
 
     # -- lifetime -----------------------------------------------------------------------------
 

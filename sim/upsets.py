@@ -1,0 +1,45 @@
+"""What goes wrong around a real arm, on purpose: a finger flicking the carried disc, a stuck dispenser feed.
+
+`c4robot bench arm --drops N --upsets F` and the tests use these to check that a lost disc and a missed
+pick are seen (by the gripper's sense and the camera) and recovered from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import pybullet as p
+
+if TYPE_CHECKING:
+    from sim.world import World
+
+
+@dataclass
+class Knock:
+    """A flick on the held disc at `at_s` (world time): `force_n` in the disc's frame for one physics step."""
+
+    at_s: float
+    force_n: tuple[float, float, float]
+
+    def act(self, world: World) -> bool:
+        if world.time_s < self.at_s:
+            return True
+        if world.held_disc is not None:
+            p.applyExternalForce(
+                world.held_disc, -1, self.force_n, (0.0, 0.0, 0.0), p.LINK_FRAME, physicsClientId=world.client
+            )
+        return False
+
+
+def knock_held_disc(world: World, after_s: float, force_n: tuple[float, float, float]) -> None:
+    """Flick the disc the arm holds `after_s` from now; nothing happens if no disc is held then."""
+    world.actors.append(Knock(world.time_s + after_s, tuple(float(f) for f in force_n)))
+
+
+def jam_dispenser(world: World) -> None:
+    """The dispenser's feed sticks: its waiting disc falls out and no other drops in until the jaws close on
+    the empty post (a missed pick), as when a disc catches in a real gravity feed."""
+    if world.dispenser.waiting is not None:
+        world.remove_disc(world.dispenser.waiting)
+    world.dispenser.is_jammed = True
