@@ -92,3 +92,15 @@ def test_play_offers_every_room_kind() -> None:
     from robot.cli.game_commands import ROOM_KINDS as CLI_ROOMS
 
     assert CLI_ROOMS == ROOM_KINDS
+
+
+def test_bench_game_in_rooms_reports_each_game_with_its_room(capsys: pytest.CaptureFixture[str]) -> None:
+    from robot.cli import main
+
+    assert main(["bench", "game", "--rooms", "1", "--room", "varied", "--seed", "2", "--opponent", "random"]) == 0
+    out = capsys.readouterr().out
+    assert room_for("varied", 2).describe() in out
+    assert "games finished: 1/1" in out
+    assert "board agreement after every move: 1/1 games" in out
+    assert "false events (no one misbehaved in these games, so every event is false): 0" in out
+    assert "robot turns per game: median" in out
