@@ -106,6 +106,7 @@ class _State:
     last_seq: int = -1
     last_reply: bytes = b""
     host_session: str | None = None  # None until a host says HELLO after power-up
+    commanded_q: np.ndarray | None = None  # where the interpolator last sent the joints (None: where they stand)
 
 
 class VirtualFirmware:
@@ -278,30 +279,46 @@ class VirtualFirmware:
     # -- motion -----------------------------------------------------------------------------
 
     def _advance(self, sim_s: float) -> None:
-        """Move along the queue for `sim_s` of simulated time, stepping physics in whole steps."""
+        """Move along the queue for `sim_s` of simulated time, one physics step at a time.
+
+        The joints are set at every step, as a real firmware's interpolator does, so the arm moves at its
+        speed and a pinched disc is carried (set in jumps, the grip would lose it).
+        """
         self._sim_debt_s += sim_s
         step_s = self.world.time_step_s
         steps = int(self._sim_debt_s / step_s)
-        if steps <= 0:
-            return
         self._sim_debt_s -= steps * step_s
-        remaining = steps * step_s
         state = self._state
-        while remaining > 1e-12 and (state.current is not None or state.queue):
-            if state.current is None:
-                state.current = state.queue.popleft()
-                self._begin(state.current)
-            move = state.current
-            used = min(remaining, max(move.duration_s - move.elapsed_s, 0.0))
-            move.elapsed_s += used
-            remaining -= used
-            self._apply(move)
-            if move.elapsed_s >= move.duration_s - 1e-12:
-                state.current = None
-        self.world.step(steps * step_s)
+        for _ in range(steps):
+            remaining = step_s
+            while remaining > 1e-12 and (state.current is not None or state.queue):
+                if state.current is None:
+                    state.current = state.queue.popleft()
+                    self._begin(state.current)
+                move = state.current
+                used = min(remaining, max(move.duration_s - move.elapsed_s, 0.0))
+                move.elapsed_s += used
+                remaining -= used
+                self._apply(move)
+                if move.elapsed_s >= move.duration_s - 1e-12:
+                    state.current = None
+                    if not state.queue:
+                        self._hold()
+            self.world.step(step_s)
+
+    def _commanded(self) -> np.ndarray:
+        """The joints as the firmware last commanded them: its own reckoning, not the measured angles, so the
+        arm's small lag behind each set point does not feed back into the next one."""
+        if self._state.commanded_q is None:
+            self._state.commanded_q = self.world.arm_joints()
+        return self._state.commanded_q.copy()
+
+    def _command(self, q: np.ndarray) -> None:
+        self._state.commanded_q = np.asarray(q, dtype=float).copy()
+        self.world.set_arm_joints(self._state.commanded_q)
 
     def _begin(self, move: _Move) -> None:
-        q = self.world.arm_joints()
+        q = self._commanded()
         move.start_q = q
         if move.suction is not None:
             if move.suction:
@@ -319,13 +336,17 @@ class VirtualFirmware:
     def _apply(self, move: _Move) -> None:
         fraction = 1.0 if move.duration_s <= 0 else min(1.0, move.elapsed_s / move.duration_s)
         if move.target_q is not None:
-            self.world.set_arm_joints(move.start_q + fraction * (move.target_q - move.start_q))
+            self._command(move.start_q + fraction * (move.target_q - move.start_q))
         elif move.target_mm is not None:
             self._set_tool_mm(move.start_mm + fraction * (move.target_mm - move.start_mm))
         elif move.wrist_rad is not None:
-            q = self.world.arm_joints()
+            q = self._commanded()
             q[-1] = move.start_q[-1] + fraction * (move.wrist_rad - move.start_q[-1])
-            self.world.set_arm_joints(np.clip(q, self.lower, self.upper))
+            self._command(np.clip(q, self.lower, self.upper))
+
+    def _hold(self) -> None:
+        """Stop where the last move ended (set again at the same instant: no speed carried on)."""
+        self._command(self._commanded())
 
     def _halt(self) -> None:
         self._state.queue.clear()
@@ -376,8 +397,7 @@ class VirtualFirmware:
         return place(q)
 
     def _set_tool_mm(self, target_mm: np.ndarray) -> None:
-        q = self._joints_for(target_mm, self.world.arm_joints())
-        self.world.set_arm_joints(q)
+        self._command(self._joints_for(target_mm, self._commanded()))
 
     # -- protocols --------------------------------------------------------------------------
 
