@@ -11,6 +11,8 @@ The numba kernel works on the line counts of engine/lines.py (any W x H, connect
 Time control from outside: the kernel releases the GIL and polls `stop[0]` (set by a timer or a
 ponder controller) and a node limit every 1024 nodes; an aborted iteration is thrown away.
 Win scores are exact proofs (a forced win or loss found by the search); evaluation scores are not.
+Longer than 400 lines because the search is one numba kernel (about 230 lines, an explicit stack and
+its move ordering inline: numba compiles it as one loop) beside the Python class that drives it.
 """
 
 from __future__ import annotations

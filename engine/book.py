@@ -11,9 +11,7 @@ not in the book and goes to the solver.
 Stored compactly inside the package (engine/book.npz): sorted uint64 keys (the smaller of a position's
 and its mirror's `Position.key()`, so one entry serves both), an int8 score and an int8 column each
 (the column for the orientation whose key is stored), plus the board size and the depth. A lookup is
-a binary search; loading takes a few ms.
-
-`c4robot book build` solves the positions in worker processes (shallow plies first: their moves
+a binary search; loading takes a few ms. `c4robot book build` solves the positions in worker processes (shallow plies first: their moves
 decide which deeper positions exist), each worker with its own solver, and saves its progress to a
 work file every few seconds, so an interrupted build resumes where it stopped.
 
