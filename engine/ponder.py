@@ -126,7 +126,7 @@ def ponder_targets(position: Position) -> list[Position]:
     For each person's reply (likely best first): the position it makes, then each answer of the
     robot there (likely best first). Finished games and immediate wins need no solving.
     """
-    from engine.search import likely_best_first
+    from engine.exact_answer import likely_best_first
 
     targets: list[Position] = []
     for reply in likely_best_first(position):

@@ -490,7 +490,7 @@ class Solver:
         self, position: Position, weak: bool = False, known: Callable[[Position], int | None] = lambda _: None
     ) -> list[int | None]:
         """The score of each 0-based column for the side to move (None where the column is full).
-        `known` gives a child's score where it is known already (the books: engine.search.book_score),
+        `known` gives a child's score where it is known already (the books: engine.package_books.book_score),
         so that only the others are solved.
 
         Raises ValueError if the game is already over, or the board is too big for the exact solver.

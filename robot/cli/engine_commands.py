@@ -176,8 +176,8 @@ def describe_score(score: int, stones_to_move: int, stones_other: int, weak: boo
 
 def run_analyze(args: argparse.Namespace) -> int:
     from engine import Position, Solver
+    from engine.package_books import book_score
     from engine.position import centre_first
-    from engine.search import book_score
 
     if len(args.moves) > MAX_MOVES:
         raise ValueError(f"moves {quoted(args.moves)}: a 7x6 board holds at most {MAX_MOVES}")

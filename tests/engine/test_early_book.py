@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from engine.book import EARLY_BOOK_PATH, Book, BookMove, build_early_book, load_book, positions_by_ply
+from engine.package_books import book_answer
 from engine.position import Position
-from engine.search import _book_answer
 from engine.solver import Solver
 
 SMALL = {"width": 5, "height": 4}  # solves in milliseconds, so the whole builder runs in the test
@@ -53,7 +53,7 @@ def test_positions_past_its_depth_or_of_another_size_are_not_in_it(early: Book) 
 
 def test_a_book_answer_from_the_early_book_keeps_the_outcome_but_is_not_proven_optimal(early: Book) -> None:
     position = Position.empty(**SMALL)
-    answer = _book_answer(position, early, 0.0)
+    answer = book_answer(position, early, 0.0)
     assert answer is not None and not answer.proven and answer.score == outcome(Solver(16), position)
 
 

@@ -7,8 +7,9 @@ import time
 
 import pytest
 
+from engine.exact_answer import unless_proven_lost
 from engine.position import Position
-from engine.search import Limit, SearchResult, _unless_proven_lost, search
+from engine.search import Limit, SearchResult, search
 from engine.solver import Solver
 
 
@@ -117,7 +118,7 @@ def test_a_heuristic_move_proven_to_lose_is_replaced_by_the_next_best() -> None:
     assert solver.solve(position.play(2), weak=True).score == 1  # column 3 hands the opponent a win
     scores = (-20, -15, -5, -30, -10, -12, -25)  # column 3 first, then column 5
     answer = SearchResult(2, -5, False, 8, 1000, 0.0, (2, 3), scores)
-    checked = _unless_proven_lost(position, answer, Limit(time=0.5), time.perf_counter())
+    checked = unless_proven_lost(position, answer, Limit(time=0.5), time.perf_counter())
     assert checked.column == 4 and checked.score == -10 and not checked.proven
 
 
@@ -130,4 +131,4 @@ def test_a_heuristic_move_not_proven_to_lose_stands() -> None:
         if not position.play(col).is_over() and solver.solve(position.play(col), weak=True).score <= 0
     )
     answer = SearchResult(column, 0, False, 8, 1000, 0.0, (column,), tuple(0 for _ in range(position.width)))
-    assert _unless_proven_lost(position, answer, Limit(time=0.5), time.perf_counter()) is answer
+    assert unless_proven_lost(position, answer, Limit(time=0.5), time.perf_counter()) is answer

@@ -1,0 +1,135 @@
+"""The exact solver's part of a move choice: a perfect (or value-keeping) move when the solver finishes
+in its share of the budget, and the check that the heuristics' move is not proven to lose."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+
+from engine.position import Position, centre_first
+from engine.scores import outcome
+from engine.search_state import nodes_until, searcher, timed_solve
+from engine.search_types import Limit, SearchResult, ms_since
+
+SOLVER_SHARE = 0.45  # share of the budget for the exact solver (weak, then strong), before the heuristics
+TIMER_MARGIN_S = 0.025  # the search stops this long before the deadline: the answer still has to be built
+ORDERING_DEPTH, ORDERING_NODES = 6, 30_000  # the shallow search that orders the exact solver's children
+
+
+def exact_answer(
+    position: Position, limit: Limit, rng: random.Random | None, started: float, known: Mapping[int, int], weak: bool
+) -> SearchResult | None:
+    """A perfect move from the exact solver, or None if it did not finish in its share of the budget.
+
+    Strong (`weak` False): the quickest win or the slowest loss, score on Pons' scale, proven.
+    Weak: a move that keeps a won or drawn game's value, score -1/0/1 and proven False (its outcome
+    is proven, its length is not); a lost root gives None: the strong solve may still find the slowest
+    loss, else the heuristics pick the trickiest move.
+    The root's score first, then the children, likely best first, until one matches it; with an
+    rng, the other children too (time allowing) so that equally perfect moves take turns. The move
+    the root's solve proved needs no solve of its own, and a won root without rng plays it at once.
+    Scores in `known` (exact ones; in weak mode outcomes too) are taken as they are.
+    """
+    spent_nodes = 0
+
+    def node_budget() -> int:
+        """Nodes the solver may still use: what is left of its share of the time and of the node limit."""
+        allowed = limit.nodes - spent_nodes if limit.nodes is not None else 1 << 62
+        if limit.time is not None:
+            allowed = min(allowed, nodes_until(started + SOLVER_SHARE * limit.time))
+        return allowed
+
+    def as_solved(score: int) -> int:
+        return outcome(score) if weak else score
+
+    root_score = known.get(position.key())
+    proved_column = None  # the perfect move the root's solve names, if it names one
+    if root_score is None:
+        root = timed_solve(position, node_budget(), weak)
+        if root is None:
+            return None
+        spent_nodes, root_score, proved_column = root.nodes, root.score, root.column
+    root_score = as_solved(root_score)
+    if weak and root_score < 0:
+        return None
+    cells, played = position.width * position.height, position.moves_played
+    scores: list[int | None] = [None] * position.width
+    perfect: list[int] = []
+    order = likely_best_first(position, rng)
+    if proved_column is not None and rng is None and root_score > 0:  # any win will do: take the proved one
+        order = [proved_column] + [col for col in order if col != proved_column]
+    for col in order:
+        if position.is_winning_move(col):
+            score = as_solved((cells + 1 - played) // 2)
+        elif col == proved_column:
+            score = root_score
+        else:
+            child = position.play(col)
+            child_score = 0 if child.is_draw() else known.get(child.key())
+            if child_score is None:
+                solved = timed_solve(child, node_budget(), weak)
+                if solved is None:
+                    continue  # a hard child: the next one may still prove the root's score
+                spent_nodes += solved.nodes
+                child_score = solved.score
+            score = -as_solved(child_score)
+        scores[col] = score
+        if score == root_score:
+            perfect.append(col)
+            if rng is None:
+                break
+    if not perfect:
+        return None
+    # Variety among equal wins; a drawn or lost game instead keeps the heuristically best of its perfect
+    # moves (`perfect` is in that order), the one most likely to lure the opponent into a mistake.
+    column = rng.choice(perfect) if rng is not None and root_score > 0 else perfect[0]
+    return SearchResult(
+        column, root_score, not weak, cells - played, spent_nodes, ms_since(started), (column,), tuple(scores)
+    )
+
+
+def likely_best_first(position: Position, rng: random.Random | None = None) -> list[int]:
+    """Legal columns, best first by a shallow heuristic search (ties shuffled by `rng`): the child
+    that matches the root's exact score is then usually the first one solved."""
+    from engine.evaluation import make_weights
+
+    heuristic = searcher(position)
+    weights = make_weights()
+    heuristic.use_weights(weights)
+    heuristic.set_board(position.to_array())
+    heuristic.reset_nodes()
+    remaining = position.width * position.height - position.moves_played
+    order = centre_first(position.width)
+    if rng is not None:
+        rng.shuffle(order)
+    iteration = heuristic.iterate(min(ORDERING_DEPTH, remaining), weights, order, 0, ORDERING_NODES)
+    if iteration is not None:
+        order.sort(key=lambda col: -int(iteration.column_scores[col]))
+    return [col for col in order if position.can_play(col)]
+
+
+def unless_proven_lost(position: Position, answer: SearchResult, limit: Limit, started: float) -> SearchResult:
+    """The heuristics' move, unless the weak solver proves in what is left of the budget that it loses:
+    then the heuristically next best move, checked the same way, that is not proven to lose.
+
+    Why: where the whole position is too hard to solve in the budget, one move's loss often is not,
+    and the heuristics' near-equal scores in early positions can hide a lost move behind a drawn one.
+    """
+    scores = answer.column_scores
+    others = sorted(
+        (col for col in position.legal_moves() if col != answer.column and scores[col] is not None),
+        key=lambda col: -scores[col],
+    )
+    deadline = started + limit.time - TIMER_MARGIN_S
+    for col in [answer.column] + others:
+        child = position.play(col)
+        if position.is_winning_move(col) or child.is_draw():
+            break
+        solved = timed_solve(child, nodes_until(deadline), weak=True)
+        if solved is None or solved.score <= 0:
+            break  # not proven to lose (or out of time): the best move left
+    else:
+        return answer  # every move loses: the heuristics' pick is as good as any
+    if col == answer.column:
+        return answer
+    return SearchResult(col, scores[col], False, answer.depth, answer.nodes, ms_since(started), (col,), scores)

@@ -1,0 +1,68 @@
+"""This thread's search machinery, kept between moves: the heuristic searcher per board size and the
+exact solver, whose tables persist so that each move profits from the previous ones, and the solver's
+measured speed, which turns a time budget into a node limit."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the numba-backed modules load on the first search, so `import engine` stays quick
+    from engine.alphabeta import AlphaBeta
+    from engine.position import Position
+    from engine.solver import Solver, SolveResult
+
+SOLVER_TABLE_MB = 64.0
+MIN_SOLVER_NODES = 20_000  # below this a solver call is not worth its overhead
+FIRST_SOLVER_NODES_PER_S = 3_000_000  # a cautious guess until this process has measured its own speed
+
+_local = threading.local()
+
+
+def searcher(position: Position) -> AlphaBeta:
+    """This thread's heuristic search state for the position's board size."""
+    from engine.alphabeta import AlphaBeta
+
+    searchers = getattr(_local, "searchers", None)
+    if searchers is None:
+        searchers = _local.searchers = {}
+    shape = (position.width, position.height, position.connect)
+    if shape not in searchers:
+        searchers[shape] = AlphaBeta(*shape)
+    return searchers[shape]
+
+
+def solver() -> Solver:
+    """This thread's exact solver."""
+    from engine.solver import Solver
+
+    found = getattr(_local, "solver", None)
+    if found is None:
+        found = _local.solver = Solver(SOLVER_TABLE_MB)
+        _local.solver_nodes_per_s = FIRST_SOLVER_NODES_PER_S
+    return found
+
+
+def solver_nodes_per_s() -> float:
+    """This thread's solver speed as measured so far (a cautious guess before any measure)."""
+    return getattr(_local, "solver_nodes_per_s", FIRST_SOLVER_NODES_PER_S)
+
+
+def nodes_until(deadline: float) -> int:
+    """Solver nodes that fit before `deadline` (a time.perf_counter() reading), at the measured speed."""
+    return int(solver_nodes_per_s() * (deadline - time.perf_counter()))
+
+
+def timed_solve(position: Position, node_budget: int, weak: bool = False) -> SolveResult | None:
+    """Solve within `node_budget` nodes (None if not enough) and learn this thread's solver speed."""
+    if node_budget < MIN_SOLVER_NODES:
+        return None
+    exact = solver()
+    started = time.perf_counter()
+    result = exact.solve(position, weak=weak, node_limit=node_budget)
+    elapsed_s = time.perf_counter() - started
+    nodes = node_budget if result is None else result.nodes
+    if nodes > MIN_SOLVER_NODES and elapsed_s > 0:
+        _local.solver_nodes_per_s = 0.6 * _local.solver_nodes_per_s + 0.4 * nodes / elapsed_s
+    return result
