@@ -439,7 +439,8 @@ class VirtualFirmware:
             busy = state.current is not None or bool(state.queue)
             mode = "STOPPED" if state.stopped else ("MOVING" if busy else "IDLE")
             angles = " ".join(str(int(round(math.degrees(v) * 100))) for v in self.world.arm_joints())
-            return f"OK {mode} {int(state.gripping)} {len(state.queue) + (state.current is not None)} {angles}"
+            holding = int(self.world.is_gripping())  # the gripper's sense: a disc that slipped out shows
+            return f"OK {mode} {holding} {len(state.queue) + (state.current is not None)} {angles}"
         if name in ("MOVE", "HOME"):
             if state.stopped and name == "MOVE":
                 return "ERR 5 stopped"

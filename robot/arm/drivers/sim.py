@@ -35,7 +35,6 @@ class SimArm(Arm):
         self.control_period_s = control_period_s
         self.dof = len(world.arm_joints())
         self._connected = False
-        self._gripping = False
         self._stopped = False
 
     def connect(self) -> None:
@@ -63,18 +62,17 @@ class SimArm(Arm):
             self.world.step(period_s)
 
     def grip(self) -> bool:
-        self._gripping = bool(self.world.grip())
-        return self._gripping
+        return bool(self.world.grip())
 
     def release(self) -> None:
         self.world.release()
-        self._gripping = False
 
     def stop(self) -> None:
         self._stopped = True
 
     def status(self) -> ArmStatus:
-        return ArmStatus(self._connected, False, self._gripping, tuple(float(v) for v in self.joint_state()))
+        # gripping: the gripper's own sense, so a disc that slipped out on the way shows.
+        return ArmStatus(self._connected, False, self.world.is_gripping(), tuple(float(v) for v in self.joint_state()))
 
     def now_s(self) -> float:
         return float(self.world.time_s)
