@@ -32,9 +32,33 @@ class Knock:
         return False
 
 
+@dataclass
+class KnockInCarry:
+    """A flick on the next disc the arm picks, once it has been held `held_s` (mid-carry, wherever that is)."""
+
+    held_s: float
+    force_n: tuple[float, float, float]
+    since_s: float | None = None
+
+    def act(self, world: World) -> bool:
+        if world.held_disc is None:
+            self.since_s = None
+            return True
+        if self.since_s is None:
+            self.since_s = world.time_s
+        if world.time_s - self.since_s < self.held_s:
+            return True
+        return Knock(world.time_s, self.force_n).act(world)
+
+
 def knock_held_disc(world: World, after_s: float, force_n: tuple[float, float, float]) -> None:
     """Flick the disc the arm holds `after_s` from now; nothing happens if no disc is held then."""
     world.actors.append(Knock(world.time_s + after_s, tuple(float(f) for f in force_n)))
+
+
+def knock_in_carry(world: World, held_s: float, force_n: tuple[float, float, float]) -> None:
+    """Flick the next carried disc once it has been in the jaws `held_s` (a finger in the arm's way)."""
+    world.actors.append(KnockInCarry(held_s, tuple(float(f) for f in force_n)))
 
 
 def jam_dispenser(world: World) -> None:

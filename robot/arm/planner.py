@@ -7,6 +7,11 @@ release, straight up (retreat), and home. Every waypoint is solved by `Kinematic
 synchronised joint-space segment within the configured limits, and every leg is sampled and checked
 against the board's keep-out box; a leg that would cut through it is split over a raised midpoint.
 All poses are in the arm's base frame, metres and radians.
+
+A real gripper misses: `play_column` asks the arm whether it holds the disc (`Arm.status().gripping`, the
+gripper's sense) after the grip and the lift, and picks again from above the dispenser up to
+`PICK_ATTEMPTS` times before `PickMissedError`; a disc gone from the jaws at the column, before the
+release, ends the turn at home with `DiscLostError` (the game then looks where it fell).
 """
 
 from __future__ import annotations
@@ -28,10 +33,23 @@ CHECK_SAMPLES_PER_LEG = 24
 LINK_RADIUS_M = 0.012  # the arm's links around their joint origins, for the board check
 MAX_SPLITS = 3
 SPLIT_RAISE_M = 0.03
+PICK_ATTEMPTS = 3  # grips at the dispenser before a turn gives up (a stuck feed frees itself in one or two)
 
 
 class PlanningError(RuntimeError):
     """No safe motion found for a turn (a leg keeps hitting the board)."""
+
+
+class PickMissedError(RuntimeError):
+    """The gripper closed on nothing at the dispenser `PICK_ATTEMPTS` times: the dispenser is empty or stuck."""
+
+
+class DiscLostError(RuntimeError):
+    """The disc slipped out of the gripper between the dispenser and the column; the arm is home, jaws open."""
+
+    def __init__(self, column: int) -> None:
+        super().__init__(f"my disc slipped out of the gripper on the way to column {column + 1}")
+        self.column = column
 
 
 @dataclass(frozen=True)
@@ -254,9 +272,7 @@ class Planner:
         q_drop = solve(drop, q_above_drop)
         turn = (
             self._move("to dispenser", start, q_above_pick),
-            self._move("down to disc", q_above_pick, q_pick),
-            PlanStep("grip", "grip", duration_s=self.config.grip_settle_s),
-            self._move("lift", q_pick, q_above_pick),
+            *self.pick_steps(q_above_pick, q_pick),
             self._move(f"over column {column + 1}", q_above_pick, q_above_drop),
             self._move("descend", q_above_drop, q_drop),
             PlanStep("release", "release", duration_s=self.config.release_settle_s),
@@ -265,17 +281,27 @@ class Planner:
         home = (self._move("home", q_above_drop, self.home_q),)
         return TurnPlan(column, turn, home, max(errors))
 
+    def pick_steps(self, q_above_pick: np.ndarray, q_pick: np.ndarray) -> tuple[PlanStep, ...]:
+        """From above the dispenser down to the disc, grip, and back up (the steps a missed pick repeats)."""
+        return (
+            self._move("down to disc", q_above_pick, q_pick),
+            PlanStep("grip", "grip", duration_s=self.config.grip_settle_s),
+            self._move("lift", q_pick, q_above_pick),
+        )
+
 
 @dataclass(frozen=True)
 class ArmTurnResult:
     """What one robot turn took: the column, the arm's time from leaving home to the end of the
-    retreat, the time to get home again, whether the grip held a disc, the plan's IK error."""
+    retreat, the time to get home again, whether the grip held a disc, the plan's IK error, and the
+    picks that came up empty before the one that held."""
 
     column: int
     arm_s: float
     home_s: float
     gripped: bool
     ik_error_m: float
+    picks_missed: int = 0
 
 
 def run_steps(arm: Arm, steps: tuple[PlanStep, ...]) -> bool:
@@ -296,28 +322,62 @@ def run_steps(arm: Arm, steps: tuple[PlanStep, ...]) -> bool:
     return True
 
 
+def _is_holding(arm: Arm) -> bool:
+    """The gripper's sense (a driver that cannot sense reports what it was told: the camera sees the rest)."""
+    return arm.status().gripping
+
+
+def _pick(arm: Arm, down: PlanStep, grip: PlanStep, lift: PlanStep) -> int:
+    """Down to the dispenser's disc, grip, lift; again while the lifted gripper holds nothing. Returns the
+    picks that came up empty; raises PickMissedError after `PICK_ATTEMPTS`."""
+    for missed in range(PICK_ATTEMPTS):
+        run_steps(arm, (down,))
+        gripped = arm.grip()
+        arm.wait(grip.duration_s)
+        run_steps(arm, (lift,))
+        if gripped and _is_holding(arm):
+            return missed
+        arm.release()
+        log.warning("pick %d of %d at the dispenser came up without a disc", missed + 1, PICK_ATTEMPTS)
+    raise PickMissedError(
+        f"the gripper closed on nothing at the dispenser {PICK_ATTEMPTS} times: refill the dispenser "
+        "or free its feed, then resume"
+    )
+
+
 def play_column(arm: Arm, planner: Planner, column: int, go_home: bool = True) -> ArmTurnResult:
     """Pick a disc and drop it into `column` (0-based), retreat, and (by default) go home.
 
-    Raises ValueError for a bad column, UnreachableError / PlanningError when no safe motion exists,
-    RuntimeError when the grip holds no disc, and the driver's OSError family for link faults.
+    A pick that holds nothing is tried again (PickMissedError after `PICK_ATTEMPTS`); a disc lost on the
+    way is DiscLostError, raised with the arm home and its jaws open. Raises ValueError for a bad column,
+    UnreachableError / PlanningError when no safe motion exists, and the driver's OSError family for
+    link faults.
     """
     plan = planner.plan(column, arm.joint_state())
     started_s = arm.now_s()
-    gripped = run_steps(arm, plan.turn_steps)
-    if not gripped:
-        arm.follow(JointTrajectory((plan_segment(arm.joint_state(), planner.home_q, planner.limits),)))
-        raise RuntimeError("the arm picked no disc at the dispenser: refill it and try again")
+    steps = plan.turn_steps
+    grip = next(i for i, step in enumerate(steps) if step.kind == "grip")
+    release = next(i for i, step in enumerate(steps) if step.kind == "release")
+    run_steps(arm, steps[: grip - 1])
+    missed = _pick(arm, *steps[grip - 1 : grip + 2])
+    run_steps(arm, steps[grip + 2 : release])
+    if not _is_holding(arm):
+        arm.release()
+        run_steps(arm, steps[release + 1 :] + plan.home_steps)
+        raise DiscLostError(column)
+    run_steps(arm, steps[release:])
     arm_s = arm.now_s() - started_s
     home_started_s = arm.now_s()
     if go_home:
         run_steps(arm, plan.home_steps)
-    return ArmTurnResult(column, arm_s, arm.now_s() - home_started_s, gripped, plan.ik_error_m)
+    return ArmTurnResult(column, arm_s, arm.now_s() - home_started_s, True, plan.ik_error_m, missed)
 
 
 __all__ = [
     "ArmTurnResult",
+    "DiscLostError",
     "KeepOutBox",
+    "PickMissedError",
     "PlanStep",
     "Planner",
     "PlanningError",

@@ -31,6 +31,7 @@ from engine import Position
 from engine.ponder import Ponderer
 from engine.search import Limit, SearchResult, search, warm_up
 from robot.arm import ArmResetError
+from robot.arm.planner import DiscLostError
 from robot.game.log import GameLog, RobotTurn
 from vision import BoardReading, MoveEvent, MoveKind, Stabiliser, detect_move, read
 from vision.cameras import Camera
@@ -312,7 +313,13 @@ class Game:
         engine_s = result.ms / 1000.0
         self._last_search = result, self.position.moves_played
         self.tell(f"I play column {result.column + 1}" + (" (proven)." if result.proven else "."))
-        arm_s = self.table.robot_drop(result.column)
+        try:
+            arm_s = self.table.robot_drop(result.column)
+        except DiscLostError as lost:  # one that fell into a column is the camera's to find; else another disc
+            arm_s = 0.0
+            if self._await_robot_disc().kind is not MoveKind.MOVE:
+                self._note(f"{str(lost).capitalize()} and it is not on the board: I fetch another one.")
+                arm_s = self.table.robot_drop(result.column)
         vision_started = time.perf_counter()
         event = self._await_robot_disc()
         vision_s = time.perf_counter() - vision_started

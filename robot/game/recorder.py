@@ -27,6 +27,7 @@ CAPTION_LINES = 3
 CAPTION_BGR = (235, 235, 235)
 FOUR_BGR = (60, 255, 60)
 FONT = cv2.FONT_HERSHEY_SIMPLEX
+NOT_SEARCHED = "not searched"  # robot.view.verdicts' word for a column the search gave no score
 
 
 class Recorder:
@@ -131,8 +132,10 @@ class Recorder:
         if search is not None:
             verdicts = column_verdicts(search, moves, state["rows"])
             chosen = search["column"]
-            each = "   ".join(f"{column + 1}: {verdict}" for column, verdict in enumerate(verdicts))
-            lines.append(f"engine: column {chosen + 1} ({verdicts[chosen]})  |  {each}")
+            known = [(column, verdict) for column, verdict in enumerate(verdicts) if verdict != NOT_SEARCHED]
+            each = "   ".join(f"{column + 1}: {verdict}" for column, verdict in known)
+            rest = "  (the others not searched)" if len(known) < len(verdicts) else ""
+            lines.append(f"engine: column {chosen + 1} ({verdicts[chosen]})  |  {each}{rest}")
         return lines
 
     def _write(self, image: np.ndarray) -> None:
