@@ -28,6 +28,10 @@ RGB = tuple[float, float, float]
 
 # Colours a wall or curtain can have; the hard ones are close to the discs' red and yellow (and orange between).
 NEAR_DISC_COLOURS: tuple[RGB, ...] = ((0.72, 0.10, 0.08), (0.92, 0.74, 0.16), (0.90, 0.45, 0.10), (0.60, 0.16, 0.22))
+# A webcam meters the scene and white-balances it (UVC webcams do both by default): it makes up most, not all, of
+# the room's light level and colour cast. What is left is the light's ratio to the studio's to this power.
+AUTO_EXPOSURE_LEFT = 0.35  # 30% light looks 66%, 120% looks 107%: a dim room stays dim, its noise raised
+AUTO_WHITE_BALANCE_LEFT = 0.4  # 2700 K looks 4700 K, 9000 K looks 7400 K
 BACKDROP_Y_M = 0.44  # just beyond the table's far edge, behind the arm
 BACKDROP_HALF_SIZE_M = (1.2, 0.005, 0.7)
 TEXTURE_SIZE_PX = (256, 512)
@@ -65,14 +69,25 @@ class Room:
         if self.kind == "plain":
             return "the studio (plain room)"
         shift = ", ".join(f"{100 * v:+.1f}" for v in self.camera_shift_m)
+        webcam = f"webcam {100 * self.webcam_exposure:.0f}%, {self.webcam_tint_k:.0f} K"
         turn = ", ".join(f"{v:+.1f}" for v in self.camera_turn_deg)
         gradient = ", ".join(f"{v:+.2f}" for v in self.light_gradient)
         backdrop = "nothing" if self.backdrop == "none" else f"{_colour_name(self.backdrop_rgb)} {self.backdrop}"
         return (
-            f"light {100 * self.light_level:.0f}% {self.colour_temperature_k:.0f} K, gradient ({gradient}), "
+            f"light {100 * self.light_level:.0f}% {self.colour_temperature_k:.0f} K ({webcam}), gradient ({gradient}), "
             f"camera moved ({shift}) cm turned ({turn}) deg, noise {self.noise_sigma:.1f}; "
             f"behind: {backdrop}; table: {self.table_top}"
         )
+
+    @property
+    def webcam_exposure(self) -> float:
+        """The frame's brightness after the webcam's auto exposure, relative to the studio's."""
+        return self.light_level**AUTO_EXPOSURE_LEFT
+
+    @property
+    def webcam_tint_k(self) -> float:
+        """The colour cast left after the webcam's white balance, as the temperature of daylight-balanced light."""
+        return 6500.0 * (self.colour_temperature_k / 6500.0) ** AUTO_WHITE_BALANCE_LEFT
 
 
 def room_for(kind: str, seed: int) -> Room:
@@ -151,8 +166,8 @@ def room_camera(camera, room: Room):
         camera,
         eye_m=tuple(float(v) for v in eye),
         target_m=tuple(float(v) for v in eye + forward),
-        exposure=room.light_level,
-        colour_temperature_k=room.colour_temperature_k,
+        exposure=room.webcam_exposure,
+        colour_temperature_k=room.webcam_tint_k,
         light_gradient=room.light_gradient,
         light_direction=room.light_direction,
         noise_sigma=room.noise_sigma,

@@ -1,4 +1,4 @@
-"""What goes wrong around a real arm, on purpose: a finger flicking the carried disc, a stuck dispenser feed.
+"""What goes wrong around a real arm, on purpose: a finger flicking the carried disc, a stuck or empty dispenser.
 
 `c4robot bench arm --drops N --upsets F` and the tests use these to check that a lost disc and a missed
 pick are seen (by the gripper's sense and the camera) and recovered from.
@@ -67,3 +67,17 @@ def jam_dispenser(world: World) -> None:
     if world.dispenser.waiting is not None:
         world.remove_disc(world.dispenser.waiting)
     world.dispenser.is_jammed = True
+
+
+@dataclass
+class EmptyFeed:
+    """The dispenser has run out: no disc drops in, whatever the jaws do."""
+
+    def act(self, world: World) -> bool:
+        jam_dispenser(world)
+        return True
+
+
+def run_out_dispenser(world: World) -> None:
+    """The dispenser runs out of discs for good (until the world forgets the actor): every pick comes up empty."""
+    world.actors.append(EmptyFeed())

@@ -187,9 +187,20 @@ def run_bench(args: argparse.Namespace) -> int:
 
 def _print_carried_drops(args: argparse.Namespace, config: object) -> int:
     """`--drops N`: robot turns with the physical carry, upset as asked; returns the misses nobody was told of."""
+    import logging
+
     from robot.game.carry_trials import run_carry_trials
 
-    stats = run_carry_trials(args.drops, args.seed, args.upsets, config)
+    # Each missed pick and rolling disc is a warning in a game; here the table counts them (-v shows them too).
+    quieted = [logging.getLogger(name) for name in ("robot.arm.planner", "sim.world")]
+    if not getattr(args, "verbose", 0):
+        for logger in quieted:
+            logger.setLevel(logging.ERROR)
+    try:
+        stats = run_carry_trials(args.drops, args.seed, args.upsets, config)
+    finally:
+        for logger in quieted:
+            logger.setLevel(logging.NOTSET)
     upsets = ", ".join(f"{count} {name}" for name, count in stats.upsets.items())
     print(
         f"carried drops: {stats.turns} robot turns into random columns, {args.upsets:.0%} upset ({upsets}); "

@@ -8,8 +8,9 @@ import pytest
 
 from robot.arm.drivers.sim import SimArm, sim_planner
 from robot.arm.kinematics import UnreachableError
-from robot.arm.planner import ToolPose, play_column
+from robot.arm.planner import PICK_ATTEMPTS, DiscLostError, PickMissedError, ToolPose, play_column
 from sim import World
+from sim.upsets import jam_dispenser, knock_in_carry, run_out_dispenser
 
 SAMPLE_S = 0.004
 
@@ -92,3 +93,38 @@ def test_bad_column_and_unreachable_pose_are_clear_errors(world: World) -> None:
         planner.plan(7)
     with pytest.raises(UnreachableError, match="out of reach"):
         planner.solve(ToolPose((1.0, 0.0, 0.0), 0.0), planner.home_q)
+
+
+def _at_home(world: World):
+    planner = sim_planner(world)
+    arm = SimArm(world)
+    world.set_arm_joints(planner.home_q)
+    return planner, arm
+
+
+def test_a_jammed_feed_is_picked_again_and_the_disc_lands() -> None:
+    with World(seed=4) as world:
+        planner, arm = _at_home(world)
+        jam_dispenser(world)
+        result = play_column(arm, planner, 2)
+        assert result.picks_missed == 1
+        assert world.wait_until_settled(5.0) and world.board_state()[0, 2] == world.dispenser_player
+
+
+def test_an_empty_dispenser_is_a_named_error_after_the_last_pick() -> None:
+    with World(seed=4) as world:
+        planner, arm = _at_home(world)
+        run_out_dispenser(world)
+        with pytest.raises(PickMissedError, match=f"closed on nothing at the dispenser {PICK_ATTEMPTS} times"):
+            play_column(arm, planner, 2)
+        assert not world.is_gripping() and not world.board_state().any()
+
+
+def test_a_disc_torn_out_on_the_way_is_sensed_before_the_release() -> None:
+    with World(seed=5) as world:
+        planner, arm = _at_home(world)
+        knock_in_carry(world, 1.4, (0.0, 0.0, 80.0))  # over the board, hard enough to tear it out
+        with pytest.raises(DiscLostError, match="slipped out of the gripper on the way to column 6"):
+            play_column(arm, planner, 5)
+        assert world.discs_slipped == 1 and not arm.status().gripping
+        np.testing.assert_allclose(arm.joint_state(), planner.home_q, atol=1e-3)

@@ -75,6 +75,17 @@ def test_light_level_and_gradient_reach_the_frame() -> None:
     assert ratio == pytest.approx(1.3 / 0.7, rel=0.15)
 
 
+def test_the_webcam_makes_up_most_but_not_all_of_a_dim_warm_room() -> None:
+    dim_warm = Room(kind="varied", light_level=0.3, colour_temperature_k=2700.0)
+    with World(NO_ARM) as world:
+        studio = world.render_camera().reshape(-1, 3).astype(float).mean(axis=0)
+        furnish(world, dim_warm)
+        in_room = world.render_camera().reshape(-1, 3).astype(float).mean(axis=0)
+    assert 0.5 < in_room.sum() / studio.sum() < 0.8, "darker than the studio, far brighter than 30% of it"
+    blue, _, red = in_room / studio
+    assert 0.4 < blue / red < 0.9, "a warm cast is left after the white balance"
+
+
 def test_the_backdrop_shows_through_the_empty_holes() -> None:
     red_wall = Room(kind="hard", backdrop="wall", backdrop_rgb=(0.72, 0.10, 0.08))
     with World(NO_ARM) as world:

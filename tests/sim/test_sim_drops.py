@@ -26,3 +26,14 @@ def test_plate_mesh_covers_the_plate_except_the_holes() -> None:
     holes = geometry.rows * geometry.columns * np.pi * (geometry.hole_diameter_m / 2) ** 2
     plate = geometry.plate_width_m * geometry.plate_top_m
     np.testing.assert_allclose(signed_areas.sum(), plate - holes, rtol=2e-3)
+
+
+def test_carried_drops_with_upsets_land_or_are_told() -> None:
+    from robot.game.carry_trials import run_carry_trials
+
+    stats = run_carry_trials(12, seed=3, upset_fraction=0.6)
+    assert stats.turns == 12 and sum(stats.upsets.values()) >= 4
+    assert stats.unreported == [], stats.unreported
+    assert stats.landed_right + stats.landed_elsewhere + len(stats.named_errors) == 12
+    assert stats.picks_missed >= stats.upsets["jam"], "a jammed feed is a missed pick, picked again"
+    assert stats.lost_in_transit == stats.lost_fell_in_board + stats.fetched_again + len(stats.named_errors)

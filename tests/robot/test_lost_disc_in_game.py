@@ -1,0 +1,29 @@
+"""A disc the robot loses on the way is seen by the game: fetched again when it is not on the board, the person told."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from robot.game.loop import GameSettings
+from robot.game.sim_table import SimGame
+from sim.upsets import knock_in_carry
+
+
+def test_a_disc_torn_out_on_the_way_is_fetched_again_and_the_person_told(tmp_path: Path) -> None:
+    told: list[str] = []
+    with SimGame(seed=4, gui=False, opponent="random", robot_first=True, tell=told.append) as setup:
+        settings = GameSettings(robot_first=True, time_budget_s=0.1, level=3, ponder=False, look_timeout_s=2.0)
+        game = setup.game(settings, tmp_path / "game.json", None)
+        knock_in_carry(setup.world, 1.4, (0.0, 0.0, 80.0))  # over the board: torn out of the jaws, off the table
+        game._robot_turn()
+        assert setup.world.discs_slipped == 1
+        played = game.log.moves
+        board = setup.table.true_board()
+    assert any("slipped out of the gripper" in message and "fetch another" in message for message in told), told
+    assert len(played) == 1 and game.log.board_agreement
+    expected = np.zeros_like(board)
+    expected[0, played[0]] = 1
+    np.testing.assert_array_equal(board, expected)
+    assert game.log.turns[0].column == played[0], "the second disc went where the robot meant"
