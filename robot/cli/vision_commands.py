@@ -1,9 +1,9 @@
-"""`c4robot read IMAGE` (read a photo of a board) and `c4robot bench vision` (cells right per labelled photo)."""
+"""`c4robot read IMAGE` (read a photo of a board) and `c4robot bench vision` (cells right per labelled photo;
+with --degrade, the same photos under the image changes of vision.degrade, scored by vision.reliability)."""
 
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import math
 import os
@@ -37,6 +37,24 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
     )
     bench.add_argument("--labels", type=Path, help="labels file (default PHOTOS/labels.txt)")
     bench.add_argument("--corners-file", type=Path, help="corner holes per photo (default PHOTOS/corners.txt)")
+    bench.add_argument(
+        "--degrade",
+        action="store_true",
+        help="read every photo under each image change (downscale, JPEG, noise, blur, rotation, white balance, "
+        "dim light, hands): photos right, cells right, unsure, wrong at >= 0.9 confidence",
+    )
+    bench.add_argument(
+        "--changes", help='with --degrade: comma-separated changes, e.g. "light 45%%,hand 15-25%%" (default all)'
+    )
+    bench.add_argument(
+        "--mode",
+        choices=("auto", "corners", "both"),
+        default="both",
+        help="with --degrade: find the board (auto), give the photo's corners (corners), or both (default)",
+    )
+    bench.add_argument("--seed", type=bounded_int(0, 2**31 - 1), default=0, help="with --degrade: seed of the changes")
+    bench.add_argument("--json", action="store_true", help="with --degrade: print the figures as JSON")
+    bench.add_argument("--write-images", metavar="DIR", type=Path, help="with --degrade: also save each changed photo")
     bench.set_defaults(run=run_bench)
 
 
@@ -61,11 +79,6 @@ def load_image(path: str | Path):
     if image is None:
         raise OSError(f"image {path} could not be read: give a JPEG or PNG photo")
     return image
-
-
-def format_grid_rows(grid, colour_names) -> list[str]:
-    """Grid rows top to bottom as strings: '.' empty, a colour letter per disc."""
-    return ["".join("." if value == 0 else colour_names[value - 1] for value in row) for row in grid[::-1]]
 
 
 def write_image_atomically(path: str | Path, image) -> None:
@@ -151,18 +164,18 @@ def parse_corners_file(path: Path) -> dict[str, list[list[float]]]:
     return corners
 
 
+def format_grid_rows(grid, colour_names) -> list[str]:
+    """Grid rows top to bottom as strings: '.' empty, a colour letter per disc."""
+    from vision.reliability import letter_rows
+
+    return letter_rows(grid, colour_names)
+
+
 def cells_right(rows: list[str], truth: list[str]) -> int:
     """Cells equal to the label, best over renamings of the read disc colours onto the labelled ones."""
-    seen = "".join(rows)
-    wanted = "".join(truth)
-    read_letters = sorted(set(seen) - {"."})
-    label_letters = sorted(set(wanted) - {"."})
-    padding = [f"#{i}" for i in range(len(read_letters))]
-    best = 0
-    for target in itertools.permutations(label_letters + padding, len(read_letters)):
-        rename = dict(zip(read_letters, target, strict=False), **{".": "."})
-        best = max(best, sum(rename[a] == b for a, b in zip(seen, wanted, strict=False)))
-    return best
+    from vision.reliability import cells_matching
+
+    return int(cells_matching(rows, truth).sum())
 
 
 def _time_per_frame_ms(image, shape, corners) -> float:
@@ -174,19 +187,37 @@ def _time_per_frame_ms(image, shape, corners) -> float:
     return (time.perf_counter() - started) / BENCH_REPEATS * 1000
 
 
+def load_labelled_photos(args: argparse.Namespace) -> tuple[Path, dict[str, list[str]], dict[str, list[list[float]]]]:
+    """The photo folder, its labels and corners (none when there is no corners file); a missing folder, labels
+    file or photo is a FileNotFoundError of one sentence."""
+    photos: Path = args.photos
+    if not photos.is_dir():
+        raise FileNotFoundError(
+            f"photo folder {photos} does not exist: give --photos DIR, a folder of photos with labels.txt (and corners.txt)"
+        )
+    labels_path = args.labels or photos / "labels.txt"
+    corners_path = args.corners_file or photos / "corners.txt"
+    if not labels_path.is_file():
+        raise FileNotFoundError(f"labels file {labels_path} does not exist: give --labels FILE or --photos DIR")
+    labels = parse_labels(labels_path)
+    if not labels:
+        raise ValueError(f"labels file {labels_path} labels no photo: write 'photo.jpg 6 7 row1/row2/...' lines")
+    missing = sorted(name for name in labels if not (photos / name).is_file())
+    if missing:
+        raise FileNotFoundError(f"photo {photos / missing[0]} named in {labels_path} does not exist")
+    corners = parse_corners_file(corners_path) if corners_path.is_file() else {}
+    return photos, labels, corners
+
+
 def run_bench(args: argparse.Namespace) -> int:
     import cv2
     import numpy as np
 
     import vision
 
-    photos: Path = args.photos
-    labels_path = args.labels or photos / "labels.txt"
-    corners_path = args.corners_file or photos / "corners.txt"
-    if not labels_path.is_file():
-        raise FileNotFoundError(f"labels file {labels_path} does not exist: give --labels FILE or --photos DIR")
-    labels = parse_labels(labels_path)
-    corners = parse_corners_file(corners_path) if corners_path.is_file() else {}
+    photos, labels, corners = load_labelled_photos(args)
+    if args.degrade:
+        return run_degrade_bench(args, photos, labels, corners)
     print(f"{'photo':<12} {'size':>9} {'auto':>6} {'corners':>8} {'auto ms':>8} {'corners ms':>11}")
     totals = {"auto": 0, "corners": 0, "auto_full": 0, "corners_full": 0, "photos": 0}
     frame_ms = {"auto": [], "corners": []}
@@ -232,4 +263,127 @@ def run_bench(args: argparse.Namespace) -> int:
                 f"640x480 frame, {'localisation' if kind == 'auto' else 'corners known'}: "
                 f"median {np.median(values):.1f} ms, max {np.max(values):.1f} ms"
             )
+    return 0
+
+
+def _degraded_photo_writer(folder: Path):
+    """Saves each changed photo as FOLDER/<photo>_<change>.png (the folder made when missing)."""
+    folder.mkdir(parents=True, exist_ok=True)
+
+    def write(photo, change: str, degraded) -> None:
+        slug = "".join(c if c.isalnum() else "_" for c in change).strip("_")
+        write_image_atomically(folder / f"{Path(photo.name).stem}_{slug}.png", degraded.image)
+
+    return write
+
+
+DEGRADE_HEADER = (
+    f"{'change':<16} {'mode':<7} {'photos right':>12} {'honest':>7} {'cells right':>17} {'unsure':>7} "
+    f"{'wrong@0.9':>9} {'hand named':>10} {'hidden seen':>11} {'ms':>5}"
+)
+
+
+def _degrade_row(change: str, mode: str, tally, median_ms: float) -> str:
+    hands = f"{tally.hands_named}/{tally.hands}" if tally.hands else "-"
+    hidden = str(tally.hidden_read_as_seen) if tally.hands else "-"
+    cells = f"{tally.right}/{tally.cells} {100 * tally.right / max(tally.cells, 1):5.1f}%"
+    return (
+        f"{change:<16} {mode:<7} {f'{tally.fully_right}/{tally.photos}':>12} {f'{tally.honest}/{tally.photos}':>7} "
+        f"{cells:>17} {tally.unsure:>7} {tally.sure_wrong:>9} {hands:>10} {hidden:>11} {median_ms:>5.0f}"
+    )
+
+
+def run_degrade_bench(args: argparse.Namespace, photos: Path, labels: dict, corners: dict) -> int:
+    """The labelled photos under every image change: a row per change and mode, the reliability curve,
+    and the photos read wrong at >= 0.9 confidence (or all of it as JSON)."""
+    import dataclasses
+
+    import numpy as np
+
+    from vision.degrade import WEBCAM_SIZE_PX, change_names, fit_within
+    from vision.reliability import SURE, LabelledPhoto, reliability_curve, run_trials, tally
+
+    changes = change_names(args.changes)
+    modes = ["auto", "corners"] if args.mode == "both" else [args.mode]
+    without_corners = sorted(set(labels) - set(corners))
+    if len(without_corners) == len(labels):
+        raise FileNotFoundError(
+            f"--degrade needs the corner holes of each photo (to place hands, rotate, and give corners): "
+            f"no photo of {photos} has a line in corners.txt ('photo.jpg x,y x,y x,y x,y', tl tr br bl)"
+        )
+    labelled = []
+    for name in sorted(set(labels) - set(without_corners)):
+        image, fitted = fit_within(load_image(photos / name), np.asarray(corners[name]), WEBCAM_SIZE_PX)
+        labelled.append(LabelledPhoto(name, image, labels[name], fitted))
+    writer = _degraded_photo_writer(args.write_images) if args.write_images else None
+    if not args.json:
+        print(
+            f"vision under image changes: {len(labelled)} photos of {photos}, each fitted within "
+            f"{WEBCAM_SIZE_PX[0]}x{WEBCAM_SIZE_PX[1]}, seed {args.seed}"
+        )
+        if without_corners:
+            print(f"left out (no corners in corners.txt): {', '.join(without_corners)}")
+        print(
+            f"unsure: confidence < {SURE} or covered; wrong@0.9: wrong at >= {SURE} (must be 0); honest: every wrong "
+            "cell unsure; hand named: covered holes under the hand; hidden seen: holes half hidden yet read as seen"
+        )
+        print(DEGRADE_HEADER, flush=True)
+    trials, rows = [], []
+    pending: list = []
+    for trial in run_trials(labelled, changes, modes, args.seed, writer):
+        trials.append(trial)
+        pending.append(trial)
+        if len(pending) == len(labelled) * len(modes):
+            for mode in modes:
+                mine = [t for t in pending if t.mode == mode]
+                summary = tally([t.score for t in mine])
+                median_ms = float(np.median([t.elapsed_ms for t in mine]))
+                rows.append(
+                    {"change": trial.change, "mode": mode, **dataclasses.asdict(summary), "median_ms": median_ms}
+                )
+                if not args.json:
+                    print(_degrade_row(trial.change, mode, summary, median_ms), flush=True)
+            pending = []
+    bins, covered = reliability_curve([t.score for t in trials])
+    wrong = [t for t in trials if t.score.sure_wrong.any()]
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "photos": str(photos),
+                    "photo_count": len(labelled),
+                    "left_out": without_corners,
+                    "frame_px": list(WEBCAM_SIZE_PX),
+                    "seed": args.seed,
+                    "rows": rows,
+                    "reliability": [dataclasses.asdict(b) for b in bins],
+                    "covered": dataclasses.asdict(covered),
+                    "trials": [t.summary() for t in trials],
+                }
+            )
+        )
+        return 0
+    print(f"\nreliability over all {len(trials)} readings: confidence bin, cells, wrong")
+    for confidence_bin in bins:
+        closing = "]" if confidence_bin.high == 1.0 else ")"
+        share = 100 * confidence_bin.wrong / max(confidence_bin.cells, 1)
+        print(
+            f"  [{confidence_bin.low:.2f}, {confidence_bin.high:.2f}{closing} {confidence_bin.cells:>7} "
+            f"{confidence_bin.wrong:>6} ({share:.1f}%)"
+        )
+    print(f"  covered      {covered.cells:>7} {covered.wrong:>6} (their grid value is a guess)")
+    print(
+        f"\nwrong at >= {SURE} confidence: {sum(int(t.score.sure_wrong.sum()) for t in wrong)} cells in {len(wrong)} readings"
+    )
+    for trial in wrong:
+        said = f"; said: {trial.problems[0]}" if trial.problems else ""
+        hand = f" [{trial.hand}]" if trial.hand else ""
+        print(
+            f"  {trial.change:<16} {trial.mode:<7} {trial.photo}: {int(trial.score.sure_wrong.sum())} cells{hand}{said}"
+        )
+    unnamed = [t for t in trials if t.score.has_hand and not t.score.is_hand_named]
+    if unnamed:
+        print(f"\nhands not named: {len(unnamed)} readings")
+        for trial in unnamed:
+            print(f"  {trial.change:<16} {trial.mode:<7} {trial.photo}: {trial.hand}")
     return 0
