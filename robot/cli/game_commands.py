@@ -1,11 +1,11 @@
-"""`c4robot play` (a whole game, in the simulation or on the real table) and `c4robot bench game`."""
+"""`c4robot play` (a whole game, in the simulation or on the real table) and `c4robot bench game` (its --rooms in
+`robot.cli.room_games`)."""
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
 import json
-import logging
 import sys
 from pathlib import Path
 
@@ -72,6 +72,12 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
         "games finished, board agreement, false events and robot turns, naming the room of every failure",
     )
     bench.add_argument("--room", choices=ROOM_KINDS, default="varied", help="with --rooms: varied (default) or hard")
+    bench.add_argument(
+        "--frames",
+        metavar="DIR",
+        type=Path,
+        help="with --rooms: save the camera's frame of every failure there (what was said, the disagreement)",
+    )
     add_view_arguments(bench)
     bench.set_defaults(run=run_bench_game)
 
@@ -206,7 +212,7 @@ def _view_reader(server):
     return StreamReader(server.url)
 
 
-def _bench_game_args(seed: int, opponent: str, robot_first: bool, **more) -> argparse.Namespace:
+def bench_game_args(seed: int, opponent: str, robot_first: bool, **more) -> argparse.Namespace:
     """What `play --sim` would be given for one benchmark game: perfect play, half a second per move."""
     return argparse.Namespace(
         seed=seed,
@@ -229,7 +235,9 @@ def run_bench_game(args: argparse.Namespace) -> int:
     import time
 
     if args.rooms is not None:
-        return run_bench_rooms(args)
+        from robot.cli.room_games import run_bench_rooms
+
+        return run_bench_rooms(args, play_sim_game, bench_game_args)
     if args.games < 1:
         raise ValueError(f"--games {args.games} must be at least 1")
     rows = []
@@ -238,7 +246,7 @@ def run_bench_game(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory() as folder, opened_view(args, print, "c4robot bench game") as server:
         reader = _view_reader(server)
         for index in range(args.games):
-            game_args = _bench_game_args(args.seed + index, args.opponent, robot_first=index % 2 == 0)
+            game_args = bench_game_args(args.seed + index, args.opponent, robot_first=index % 2 == 0)
             game_started = time.perf_counter()
             summary = play_sim_game(game_args, quiet, Path(folder) / f"game{index}.json", view=server and server.view)
             rows.append((summary, time.perf_counter() - game_started))
@@ -268,110 +276,3 @@ def run_bench_game(args: argparse.Namespace) -> int:
     print(f"robot drops landed in the chosen column: {landed}/{len(turns)}")
     print(f"board agreement in every game: {all(summary['board_agreement'] for summary, _ in rows)}")
     return 0
-
-
-ROOM_GIVE_UP_S = 60.0  # a board that shows no move for a minute in a room will not: the reader cannot see it
-
-
-def run_bench_rooms(args: argparse.Namespace) -> int:
-    """`bench game --rooms N`: N whole games, each in its own seeded room; every failure named with its room."""
-    import statistics
-    import tempfile
-
-    from sim.room import room_for
-
-    games = []
-    warnings = _LoopWarnings()
-    logging.getLogger("robot.game.loop").addHandler(warnings)
-    try:
-        with tempfile.TemporaryDirectory() as folder, opened_view(args, print, "c4robot bench game") as server:
-            for index in range(args.rooms):
-                game = _RoomGame(args.seed + index, robot_first=index % 2 == 0)
-                warnings.records = game.warnings
-                game.play(args, Path(folder) / f"game{index}.json", view=server and server.view)
-                games.append(game)
-    finally:
-        logging.getLogger("robot.game.loop").removeHandler(warnings)
-    print(
-        f"{'game':>4} {'seed':>5} {'robot':>6} {'result':>8} {'moves':>5} {'agree':>5} {'false':>5} {'turns':>5} "
-        f"{'wall s':>6}  room ({args.room})"
-    )
-    for index, game in enumerate(games, 1):
-        print(
-            f"{index:>4} {game.seed:>5} {'first' if game.robot_first else 'second':>6} {game.result:>8} "
-            f"{len(game.summary.get('moves', '')):>5} {'yes' if game.agrees else 'no':>5} {len(game.events):>5} "
-            f"{len(game.summary.get('turns', [])):>5} {game.wall_s:>6.0f}  {room_for(args.room, game.seed).describe()}"
-        )
-    turns = [len(game.summary["turns"]) for game in games if game.summary]
-    print()
-    print(f"games finished: {sum(game.finished for game in games)}/{len(games)}")
-    print(f"board agreement after every move: {sum(game.agrees for game in games)}/{len(games)} games")
-    print(
-        f"false events (no one misbehaved in these games, so every event is false): "
-        f"{sum(len(game.events) for game in games)}"
-    )
-    if turns:
-        print(f"robot turns per game: median {statistics.median(turns):g} (min {min(turns)}, max {max(turns)})")
-    for index, game in enumerate(games, 1):
-        problems = ([game.failure] if game.failure else []) + game.events + game.warnings[:1]
-        if problems:
-            print(f"\ngame {index} (seed {game.seed}, {args.room} room: {room_for(args.room, game.seed).describe()}):")
-            for problem in problems:
-                print("  " + problem.replace("\n", "\n  "))
-    return 0
-
-
-ROOM_GIVE_UP_S = 60.0  # a board that shows no move for a minute in a room will not: the reader cannot see it
-
-
-@dataclasses.dataclass
-class _RoomGame:
-    """One game of `bench game --rooms`: its summary, or why it stopped, and the loop's warnings."""
-
-    seed: int
-    robot_first: bool
-    summary: dict = dataclasses.field(default_factory=dict)
-    failure: str | None = None
-    warnings: list[str] = dataclasses.field(default_factory=list)
-    wall_s: float = 0.0
-
-    def play(self, args: argparse.Namespace, log_path: Path, view) -> None:
-        import time
-
-        game_args = _bench_game_args(
-            self.seed, args.opponent, self.robot_first, room=args.room, give_up_s=ROOM_GIVE_UP_S
-        )
-        started = time.perf_counter()
-        try:
-            self.summary = play_sim_game(game_args, lambda message: None, log_path, view=view)
-            self.failure = self.summary.get("stopped")
-        except Exception as error:  # noqa: BLE001 - a game that fails in a room is a finding, not the end
-            self.failure = f"{type(error).__name__}: {error}"
-        self.wall_s = time.perf_counter() - started
-
-    @property
-    def finished(self) -> bool:
-        return bool(self.summary.get("winner"))
-
-    @property
-    def agrees(self) -> bool:
-        return bool(self.summary) and self.summary["board_agreement"]
-
-    @property
-    def events(self) -> list[str]:
-        return list(self.summary.get("events", []))
-
-    @property
-    def result(self) -> str:
-        return self.summary.get("winner") or "stopped"
-
-
-class _LoopWarnings(logging.Handler):
-    """Keeps the game loop's warnings (the camera's board against the world's) of the game being played."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.WARNING)
-        self.records: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.records.append(record.getMessage())

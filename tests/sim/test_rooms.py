@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+import cv2
 import numpy as np
 import pybullet as p
 import pytest
@@ -115,3 +116,16 @@ def test_bench_game_in_rooms_reports_each_game_with_its_room(capsys: pytest.Capt
     assert "board agreement after every move: 1/1 games" in out
     assert "false events (no one misbehaved in these games, so every event is false): 0" in out
     assert "robot turns per game: median" in out
+
+
+def test_a_room_failure_keeps_the_frame_it_was_said_at(tmp_path) -> None:
+    from robot.cli.room_games import _FrameKeeper
+
+    keeper = _FrameKeeper(view=None)
+    first, second = np.zeros((4, 4, 3), np.uint8), np.full((4, 4, 3), 200, np.uint8)
+    keeper.on_frame(first, None)
+    keeper.on_state({"message": "I see 2 new discs (columns 6): please play one disc per turn."})
+    keeper.on_frame(second, None)
+    saved = keeper.save(tmp_path, "varied_seed11", ["I see 2 new discs (columns 6): please play one disc per turn."])
+    assert [path.name for path in saved] == ["varied_seed11_1.png"]
+    assert cv2.imread(str(saved[0])).max() == 0, "the frame the game had looked at when it spoke, not the last"
