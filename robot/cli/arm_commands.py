@@ -189,6 +189,7 @@ def _print_carried_drops(args: argparse.Namespace, config: object) -> int:
     """`--drops N`: robot turns with the physical carry, upset as asked; returns the misses nobody was told of."""
     import logging
 
+    from robot.arm.planner import PICK_ATTEMPTS
     from robot.game.carry_trials import run_carry_trials
 
     # Each missed pick and rolling disc is a warning in a game; here the table counts them (-v shows them too).
@@ -206,7 +207,9 @@ def _print_carried_drops(args: argparse.Namespace, config: object) -> int:
         f"carried drops: {stats.turns} robot turns into random columns, {args.upsets:.0%} upset ({upsets}); "
         f"{stats.turns_per_s:.1f} turns/s"
     )
-    print(f"  picks missed: {stats.picks_missed} (each picked again)")
+    print(
+        f"  picks missed: {stats.picks_missed} (picked again; {PICK_ATTEMPTS} in a row end the turn with a named error)"
+    )
     print(
         f"  discs lost in transit: {stats.lost_in_transit} ({stats.lost_fell_in_board} fell into the board, "
         f"{stats.fetched_again} fetched again)"
