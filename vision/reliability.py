@@ -116,12 +116,12 @@ def score_cells(
 ) -> CellScore:
     """A reading (letter rows, confidence and covered, all top row first) scored against its label."""
     right = cells_matching(read_rows, truth_rows)
-    covered = np.zeros(right.shape, bool) if covered_top_first is None else np.asarray(covered_top_first, bool)
+    covered = np.zeros(right.shape, bool) if covered_top_first is None else np.array(covered_top_first, bool)
     return CellScore(
         right=right,
-        confidence=np.asarray(confidence_top_first, np.float64),
+        confidence=np.array(confidence_top_first, np.float64),
         covered=covered,
-        hidden=None if hidden_top_first is None else np.asarray(hidden_top_first, np.float64),
+        hidden=None if hidden_top_first is None else np.array(hidden_top_first, np.float64),
         is_found=is_found,
         problem_says_covered=any("cover" in problem for problem in problems),
     )

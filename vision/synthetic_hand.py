@@ -188,18 +188,21 @@ def _place(parts, face, corners, shape, coverage, rng, along, unit_px, mirror):
     return aim + high * along, covered(high)
 
 
-def _shade(image, part_alpha, base_bgr, part, unit_px, wrist_px, along, mirror, texture):
-    """Composite one part: darker to its outline (a rounded body), lit more on one side, textured."""
-    inside = (part_alpha > 0).astype(np.uint8)
+def _shade(
+    drawn: np.ndarray, part_alpha: np.ndarray, base_bgr, part: _Part, unit_px: float, lighting: np.ndarray
+) -> None:
+    """Composite one part onto `drawn` in place: darker to its outline (a rounded body), times `lighting`."""
+    ys, xs = np.nonzero(part_alpha)
+    if len(ys) == 0:
+        return
+    top, left = max(ys.min() - 2, 0), max(xs.min() - 2, 0)
+    box = np.s_[top : ys.max() + 3, left : xs.max() + 3]
+    inside = (part_alpha[box] > 0).astype(np.uint8)
     distance = cv2.distanceTransform(inside, cv2.DIST_L2, 5) / (part.half_width * unit_px)
     shade = 1.0 - part.roundness * (1.0 - np.sqrt(np.clip(distance, 0, 1)))
-    ys, xs = np.mgrid[0 : image.shape[0], 0 : image.shape[1]]
-    across = np.array([-along[1], along[0]]) * mirror
-    side = ((xs - wrist_px[0]) * across[0] + (ys - wrist_px[1]) * across[1]) / (1.5 * unit_px)
-    light = 1.0 + 0.12 * np.clip(side, -1, 1)
-    colour = np.asarray(base_bgr, np.float64) * (shade * light * texture)[..., None]
-    alpha = (part_alpha.astype(np.float64) / 255)[..., None]
-    return image * (1 - alpha) + colour * alpha
+    colour = np.asarray(base_bgr, np.float64) * (shade * lighting[box])[..., None]
+    alpha = (part_alpha[box].astype(np.float64) / 255)[..., None]
+    drawn[box] = drawn[box] * (1 - alpha) + colour * alpha
 
 
 def add_hand(
@@ -237,8 +240,12 @@ def add_hand(
             break
         unit_px *= 1.25
     base = {False: photographed_skin(skin_tone), True: SLEEVES_BGR.get(sleeve, (0, 0, 0))}
-    blotches = cv2.GaussianBlur(rng.normal(0.0, 1.0, (height, width)), (0, 0), 0.25 * unit_px)
-    texture = 1.0 + 0.03 * blotches / max(float(blotches.std()), 1e-9) + rng.normal(0.0, 0.01, (height, width))
+    coarse = cv2.GaussianBlur(rng.normal(0.0, 1.0, (height // 4 + 1, width // 4 + 1)), (0, 0), unit_px / 16)
+    blotches = cv2.resize(coarse / max(float(coarse.std()), 1e-9), (width, height))
+    ys, xs = np.mgrid[0:height, 0:width]
+    across = np.array([-along[1], along[0]]) * mirror
+    side = ((xs - wrist[0]) * across[0] + (ys - wrist[1]) * across[1]) / (1.5 * unit_px)
+    lighting = (1.0 + 0.12 * np.clip(side, -1, 1)) * (1.0 + 0.03 * blotches + rng.normal(0.0, 0.01, (height, width)))
     union = np.zeros((height, width), np.uint8)
     polygons = [_to_image(part.polygon, wrist, along, unit_px, mirror) for part in parts]
     for polygon in polygons:
@@ -249,7 +256,7 @@ def add_hand(
     drawn = image.astype(np.float64) * (1 - 0.45 * shadow)[..., None]
     for part, polygon in zip(parts, polygons, strict=True):
         alpha = _fill((height, width), polygon, antialiased=True)
-        drawn = _shade(drawn, alpha, base[part.is_sleeve], part, unit_px, wrist, along, mirror, texture)
+        _shade(drawn, alpha, base[part.is_sleeve], part, unit_px, lighting)
     mask = union > 127
     scene = HandScene(skin_tone, sleeve or None, edge, mirror < 0, float((mask & face).sum() / face.sum()))
     return DrawnHand(np.clip(np.round(drawn), 0, 255).astype(np.uint8), mask, hidden_share(mask, corners, shape), scene)

@@ -1,0 +1,91 @@
+"""`c4robot bench vision --degrade` on a user's own folder of photos (rendered boards written as JPEGs with
+labels.txt and corners.txt in the shared format), and its refusals: one sentence and a non-zero exit."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from conftest import Scene, random_game_grid, render_board
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cli"))
+from one_sentence import assert_one_sentence, run_in_process  # noqa: E402
+
+CHANGES = "none,light 45%,hand 15-25%"
+
+
+@pytest.fixture(scope="module")
+def own_photos(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two labelled photos in a folder of their own, as a user would bring them."""
+    folder = tmp_path_factory.mktemp("my_photos")
+    labels, corners = ["# my board"], []
+    for index, moves in enumerate((9, 20)):
+        grid = random_game_grid(moves, seed=index)
+        image, corner_px = render_board(grid, Scene(tilt=0.04 * index, seed=index))
+        name = f"board{index + 1}.jpg"
+        cv2.imwrite(str(folder / name), image, [cv2.IMWRITE_JPEG_QUALITY, 95])
+        rows = "/".join("".join(".RY"[value] for value in row) for row in grid[::-1])
+        labels.append(f"{name} 6 7 {rows} view=full  # rendered")
+        corners.append(f"{name} " + " ".join(f"{x:.1f},{y:.1f}" for x, y in corner_px))
+    (folder / "labels.txt").write_text("\n".join(labels) + "\n")
+    (folder / "corners.txt").write_text("\n".join(corners) + "\n")
+    return folder
+
+
+def test_json_figures_of_a_users_folder_add_up(own_photos: Path) -> None:
+    argv = ["bench", "vision", "--degrade", "--photos", str(own_photos), "--changes", CHANGES, "--mode", "corners"]
+    status, out, err = run_in_process([*argv, "--json"])
+    assert status == 0, err
+    report = json.loads(out)
+    assert report["photo_count"] == 2 and [row["change"] for row in report["rows"]] == CHANGES.split(",")
+    for row in report["rows"]:
+        assert row["photos"] == 2 and row["cells"] == 84 and row["mode"] == "corners"
+        assert row["right"] + row["sure_wrong"] <= row["cells"] and row["honest"] >= row["fully_right"]
+        trials = [t for t in report["trials"] if t["change"] == row["change"]]
+        assert sum(t["sure_wrong"] for t in trials) == row["sure_wrong"]
+        assert sum(t["right"] for t in trials) == row["right"]
+    hand_row = report["rows"][2]
+    assert hand_row["hands"] == 2, "each hand hides at least one hole"
+    assert all(t["hand"] and "% of the board" in t["hand"] for t in report["trials"] if t["change"] == "hand 15-25%")
+    assert sum(b["cells"] for b in report["reliability"]) + report["covered"]["cells"] == 3 * 84
+    assert sum(b["wrong"] for b in report["reliability"] if b["low"] >= 0.9) == sum(
+        r["sure_wrong"] for r in report["rows"]
+    )
+
+
+def test_table_and_saved_images(own_photos: Path, tmp_path: Path) -> None:
+    saved = tmp_path / "changed"
+    argv = ["bench", "vision", "--degrade", "--photos", str(own_photos), "--changes", "light 30%", "--mode", "auto"]
+    status, out, err = run_in_process([*argv, "--write-images", str(saved)])
+    assert status == 0, err
+    assert "wrong@0.9" in out and "reliability over all 2 readings" in out
+    assert any(line.startswith("light 30%        auto") for line in out.splitlines()), out
+    written = sorted(path.name for path in saved.iterdir())
+    assert written == ["board1_light_30.png", "board2_light_30.png"]
+    original = cv2.imread(str(own_photos / "board1.jpg")).astype(np.float64)
+    assert cv2.imread(str(saved / written[0])).mean() == pytest.approx(0.3 * original.mean(), rel=0.03)
+
+
+@pytest.mark.parametrize(
+    ("extra", "says"),
+    [
+        (["--photos", "/no/such/folder"], "photo folder /no/such/folder does not exist"),
+        (["--changes", "light 10%"], "choose from"),
+    ],
+)
+def test_refusals_are_one_sentence(own_photos: Path, extra: list[str], says: str) -> None:
+    status, _, err = run_in_process(["bench", "vision", "--degrade", "--photos", str(own_photos), *extra])
+    assert_one_sentence(status, err, extra)
+    assert says in err
+
+
+def test_photos_without_corners_are_refused(own_photos: Path, tmp_path: Path) -> None:
+    for name in ("board1.jpg", "board2.jpg", "labels.txt"):
+        (tmp_path / name).write_bytes((own_photos / name).read_bytes())
+    status, _, err = run_in_process(["bench", "vision", "--degrade", "--photos", str(tmp_path)])
+    assert_one_sentence(status, err)
+    assert "corners.txt" in err
