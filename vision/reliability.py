@@ -91,11 +91,16 @@ class CellScore:
 
     @property
     def is_hand_named(self) -> bool:
-        """The reader said something is in front: covered holes where the hand is, or no board and a covering
-        problem."""
+        """The reader said something is in front: covered holes where the hand is, or a problem saying so."""
         if not self.has_hand:
             return False
-        return bool((self.covered & (self.hidden > 0)).any()) or (not self.is_found and self.problem_says_covered)
+        return bool((self.covered & (self.hidden > 0)).any()) or self.problem_says_covered
+
+    @property
+    def falsely_covered(self) -> int:
+        """Holes reported covered though nothing hides them (no hand, or under 5% of the hole behind one)."""
+        hidden = np.zeros(self.covered.shape) if self.hidden is None else self.hidden
+        return int((self.covered & (hidden < 0.05)).sum())
 
     @property
     def hidden_read_as_seen(self) -> int:
@@ -123,7 +128,7 @@ def score_cells(
         covered=covered,
         hidden=None if hidden_top_first is None else np.array(hidden_top_first, np.float64),
         is_found=is_found,
-        problem_says_covered=any("cover" in problem for problem in problems),
+        problem_says_covered=any("cover" in problem.lower() for problem in problems),
     )
 
 
@@ -175,6 +180,7 @@ class Trial:
             "right": int(score.right.sum()),
             "unsure": int(score.unsure.sum()),
             "sure_wrong": int(score.sure_wrong.sum()),
+            "falsely_covered": score.falsely_covered,
             "hand": self.hand or None,
             "is_hand_named": score.is_hand_named if score.has_hand else None,
             "elapsed_ms": round(self.elapsed_ms, 1),
@@ -231,6 +237,7 @@ class Tally:
     hands: int  # photos where a hand hides at least one hole
     hands_named: int
     hidden_read_as_seen: int
+    falsely_covered: int
 
 
 def tally(scores: list[CellScore]) -> Tally:
@@ -246,6 +253,7 @@ def tally(scores: list[CellScore]) -> Tally:
         hands=sum(score.has_hand for score in scores),
         hands_named=sum(score.is_hand_named for score in scores),
         hidden_read_as_seen=sum(score.hidden_read_as_seen for score in scores),
+        falsely_covered=sum(score.falsely_covered for score in scores),
     )
 
 

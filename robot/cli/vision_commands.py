@@ -279,7 +279,7 @@ def _degraded_photo_writer(folder: Path):
 
 DEGRADE_HEADER = (
     f"{'change':<16} {'mode':<7} {'photos right':>12} {'honest':>7} {'cells right':>17} {'unsure':>7} "
-    f"{'wrong@0.9':>9} {'hand named':>10} {'hidden seen':>11} {'ms':>5}"
+    f"{'wrong@0.9':>9} {'hand named':>10} {'hidden seen':>11} {'false cover':>11} {'ms':>5}"
 )
 
 
@@ -289,7 +289,8 @@ def _degrade_row(change: str, mode: str, tally, median_ms: float) -> str:
     cells = f"{tally.right}/{tally.cells} {100 * tally.right / max(tally.cells, 1):5.1f}%"
     return (
         f"{change:<16} {mode:<7} {f'{tally.fully_right}/{tally.photos}':>12} {f'{tally.honest}/{tally.photos}':>7} "
-        f"{cells:>17} {tally.unsure:>7} {tally.sure_wrong:>9} {hands:>10} {hidden:>11} {median_ms:>5.0f}"
+        f"{cells:>17} {tally.unsure:>7} {tally.sure_wrong:>9} {hands:>10} {hidden:>11} {tally.falsely_covered:>11} "
+        f"{median_ms:>5.0f}"
     )
 
 
@@ -325,7 +326,8 @@ def run_degrade_bench(args: argparse.Namespace, photos: Path, labels: dict, corn
             print(f"left out (no corners in corners.txt): {', '.join(without_corners)}")
         print(
             f"unsure: confidence < {SURE} or covered; wrong@0.9: wrong at >= {SURE} (must be 0); honest: every wrong "
-            "cell unsure; hand named: covered holes under the hand; hidden seen: holes half hidden yet read as seen"
+            "cell unsure; hand named: covered holes under the hand (or a problem saying so); hidden seen: holes half hidden "
+            "yet read as seen; false cover: holes called covered that nothing hides"
         )
         print(DEGRADE_HEADER, flush=True)
     trials, rows = [], []

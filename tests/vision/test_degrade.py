@@ -168,6 +168,8 @@ def test_cells_matching_renames_colours_and_scores_add_up() -> None:
     covered[1, 2] = True
     honest = score_cells(read_rows, truth, confidence, covered, hidden_top_first=covered * 0.8)
     assert honest.is_honest and honest.has_hand and honest.is_hand_named and honest.hidden_read_as_seen == 0
+    alarm = score_cells(read_rows, truth, confidence, covered)  # covered with nothing in front
+    assert alarm.falsely_covered == 1 and honest.falsely_covered == 0 and not alarm.has_hand
     summed = tally([score, honest])
     assert (summed.cells, summed.right, summed.sure_wrong, summed.honest, summed.hands_named) == (24, 20, 1, 1, 1)
     bins, covered_bin = reliability_curve([score, honest])
