@@ -103,6 +103,12 @@ class CellScore:
         return int((self.covered & (hidden < 0.05)).sum())
 
     @property
+    def visible_unsure(self) -> int:
+        """Unsure holes nothing hides (as falsely_covered): a hand must not make the rest of the board unreadable."""
+        hidden = np.zeros(self.covered.shape) if self.hidden is None else self.hidden
+        return int((self.unsure & (hidden < 0.05)).sum())
+
+    @property
     def hidden_read_as_seen(self) -> int:
         """Holes mostly hidden by the hand yet read at >= SURE and not covered (right or wrong by luck)."""
         if self.hidden is None:
@@ -181,6 +187,7 @@ class Trial:
             "unsure": int(score.unsure.sum()),
             "sure_wrong": int(score.sure_wrong.sum()),
             "falsely_covered": score.falsely_covered,
+            "visible_unsure": score.visible_unsure,
             "hand": self.hand or None,
             "is_hand_named": score.is_hand_named if score.has_hand else None,
             "elapsed_ms": round(self.elapsed_ms, 1),
@@ -237,7 +244,25 @@ class Tally:
     hands: int  # photos where a hand hides at least one hole
     hands_named: int
     hidden_read_as_seen: int
+    visible_unsure: int
     falsely_covered: int
+
+    def row(self, change: str, mode: str, median_ms: float) -> str:
+        """The bench's table row (columns of TALLY_HEADER)."""
+        hands = f"{self.hands_named}/{self.hands}" if self.hands else "-"
+        hidden, visible = (str(self.hidden_read_as_seen), str(self.visible_unsure)) if self.hands else ("-", "-")
+        cells = f"{self.right}/{self.cells} {100 * self.right / max(self.cells, 1):5.1f}%"
+        return (
+            f"{change:<16} {mode:<7} {f'{self.fully_right}/{self.photos}':>12} {f'{self.honest}/{self.photos}':>7} "
+            f"{cells:>17} {self.unsure:>7} {self.sure_wrong:>9} {hands:>10} {hidden:>11} {visible:>14} "
+            f"{self.falsely_covered:>11} {median_ms:>5.0f}"
+        )
+
+
+TALLY_HEADER = (
+    f"{'change':<16} {'mode':<7} {'photos right':>12} {'honest':>7} {'cells right':>17} {'unsure':>7} "
+    f"{'wrong@0.9':>9} {'hand named':>10} {'hidden seen':>11} {'unsure visible':>14} {'false cover':>11} {'ms':>5}"
+)
 
 
 def tally(scores: list[CellScore]) -> Tally:
@@ -253,6 +278,7 @@ def tally(scores: list[CellScore]) -> Tally:
         hands=sum(score.has_hand for score in scores),
         hands_named=sum(score.is_hand_named for score in scores),
         hidden_read_as_seen=sum(score.hidden_read_as_seen for score in scores),
+        visible_unsure=sum(score.visible_unsure for score in scores),
         falsely_covered=sum(score.falsely_covered for score in scores),
     )
 

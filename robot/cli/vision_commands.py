@@ -290,23 +290,6 @@ def _degraded_photo_writer(folder: Path):
     return write
 
 
-DEGRADE_HEADER = (
-    f"{'change':<16} {'mode':<7} {'photos right':>12} {'honest':>7} {'cells right':>17} {'unsure':>7} "
-    f"{'wrong@0.9':>9} {'hand named':>10} {'hidden seen':>11} {'false cover':>11} {'ms':>5}"
-)
-
-
-def _degrade_row(change: str, mode: str, tally, median_ms: float) -> str:
-    hands = f"{tally.hands_named}/{tally.hands}" if tally.hands else "-"
-    hidden = str(tally.hidden_read_as_seen) if tally.hands else "-"
-    cells = f"{tally.right}/{tally.cells} {100 * tally.right / max(tally.cells, 1):5.1f}%"
-    return (
-        f"{change:<16} {mode:<7} {f'{tally.fully_right}/{tally.photos}':>12} {f'{tally.honest}/{tally.photos}':>7} "
-        f"{cells:>17} {tally.unsure:>7} {tally.sure_wrong:>9} {hands:>10} {hidden:>11} {tally.falsely_covered:>11} "
-        f"{median_ms:>5.0f}"
-    )
-
-
 def run_degrade_bench(args: argparse.Namespace, photos: Path, labels: dict, corners: dict) -> int:
     """The labelled photos under every image change: a row per change and mode, the reliability curve,
     and the photos read wrong at >= 0.9 confidence (or all of it as JSON). Exit status 1 unless no cell is
@@ -316,7 +299,7 @@ def run_degrade_bench(args: argparse.Namespace, photos: Path, labels: dict, corn
     import numpy as np
 
     from vision.degrade import WEBCAM_SIZE_PX, change_names, fit_within
-    from vision.reliability import SURE, LabelledPhoto, reliability_curve, run_trials, tally
+    from vision.reliability import SURE, TALLY_HEADER, LabelledPhoto, reliability_curve, run_trials, tally
 
     changes = change_names(args.changes)
     modes = ["auto", "corners"] if args.mode == "both" else [args.mode]
@@ -341,9 +324,9 @@ def run_degrade_bench(args: argparse.Namespace, photos: Path, labels: dict, corn
         print(
             f"unsure: confidence < {SURE} or covered; wrong@0.9: wrong at >= {SURE} (must be 0); honest: every wrong "
             "cell unsure; hand named: covered holes under the hand (or a problem saying so); hidden seen: holes half hidden "
-            "yet read as seen; false cover: holes called covered that nothing hides"
+            "yet read as seen; unsure visible: unsure holes nothing hides; false cover: covered holes nothing hides"
         )
-        print(DEGRADE_HEADER, flush=True)
+        print(TALLY_HEADER, flush=True)
     trials, rows = [], []
     for change, mode in itertools.product(changes, modes):  # a row as soon as it is measured
         batch = list(run_trials(labelled, [change], [mode], args.seed, writer if mode == modes[0] else None))
@@ -351,7 +334,7 @@ def run_degrade_bench(args: argparse.Namespace, photos: Path, labels: dict, corn
         rows.append({"change": change, "mode": mode, **dataclasses.asdict(summary), "median_ms": median_ms})
         trials += batch
         if not args.json:
-            print(_degrade_row(change, mode, summary, median_ms), flush=True)
+            print(summary.row(change, mode, median_ms), flush=True)
     bins, covered = reliability_curve([t.score for t in trials])
     wrong = [t for t in trials if t.score.sure_wrong.any()]
     unnamed = [t for t in trials if t.score.has_hand and not t.score.is_hand_named]

@@ -170,6 +170,7 @@ def test_cells_matching_renames_colours_and_scores_add_up() -> None:
     assert honest.is_honest and honest.has_hand and honest.is_hand_named and honest.hidden_read_as_seen == 0
     alarm = score_cells(read_rows, truth, confidence, covered)  # covered with nothing in front
     assert alarm.falsely_covered == 1 and honest.falsely_covered == 0 and not alarm.has_hand
+    assert (score.visible_unsure, honest.visible_unsure, alarm.visible_unsure) == (1, 1, 2)
     summed = tally([score, honest])
     assert (summed.cells, summed.right, summed.sure_wrong, summed.honest, summed.hands_named) == (24, 20, 1, 1, 1)
     bins, covered_bin = reliability_curve([score, honest])
