@@ -22,12 +22,16 @@ from robot.game.log import GameLog
 from robot.game.loop import BoardWatcher, Game, GameSettings
 from robot.game.opponents import Opponent, parse_opponent
 from robot.game.recorder import Recorder
+from sim.person import Habits, Linger, Person
 from vision import MoveEvent, MoveKind
 
 log = logging.getLogger(__name__)
 
 ROBOT_DISCS = SIM_ROBOT_DISCS  # the world's player number of the robot's discs (yellow)
 PERSON_DISCS = 1  # the simulated person's (red)
+# Simulated time between the frames the game reads: grabbing a frame and reading the board take about a tenth
+# of a second on a small computer, and the table does not stop meanwhile.
+CAMERA_FRAME_S = 0.1
 
 
 class SimTable:
@@ -35,7 +39,10 @@ class SimTable:
 
     `mischief` maps a person-turn index (0 = the person's first turn) to something people really do
     on that turn: "two_discs", "wrong_colour" or "take_back"; the simulated person then
-    puts it right when the game tells them what is wrong (`person_fixes`).
+    puts it right when the game tells them what is wrong (`person_fixes`). Every disc the person plays is
+    brought by their hand (`sim.person.Person`: the plain room's quick one unless `person` is given), whose visit
+    goes on while the game looks; `lingers` maps a person-turn index to where and how long that turn's hand
+    lingers in front of the board (else the person's habits draw it).
     """
 
     def __init__(
@@ -46,6 +53,8 @@ class SimTable:
         opponent: Opponent,
         robot_first: bool,
         mischief: dict[int, str] | None = None,
+        person: Person | None = None,
+        lingers: dict[int, Linger] | None = None,
     ) -> None:
         self.world = world
         self.arm = arm
@@ -53,6 +62,10 @@ class SimTable:
         self.opponent = opponent
         self.robot_first = robot_first
         self.mischief = dict(mischief or {})
+        self.person = person or Person(
+            world, Habits.for_room("plain", world.seed), np.random.default_rng([world.seed, 41])
+        )
+        self.lingers = dict(lingers or {})
         self.person_turns = 0
         self._extra_discs: list[int] = []
         self._taken: tuple[tuple[int, int], int] | None = None
@@ -74,15 +87,16 @@ class SimTable:
     def person_turn(self, position: Position) -> None:
         column = self.opponent.choose(position)
         trick = self.mischief.pop(self.person_turns, None)
+        linger = self.lingers.pop(self.person_turns, None)
         self.person_turns += 1
         if trick is None:
-            self.world.human_drop(column, PERSON_DISCS)
+            self.person.drop(column, PERSON_DISCS, linger)
         elif trick == "two_discs":
-            self.world.human_drop(column, PERSON_DISCS)
+            self.person.drop(column, PERSON_DISCS, linger)
             other = next(c for c in position.legal_moves() if c != column)
-            self._extra_discs.append(self.world.human_drop(other, PERSON_DISCS))
+            self._extra_discs.append(self.person.drop(other, PERSON_DISCS).disc)
         elif trick == "wrong_colour":
-            self._extra_discs.append(self.world.human_drop(column, ROBOT_DISCS))
+            self._extra_discs.append(self.person.drop(column, ROBOT_DISCS, linger).disc)
         elif trick == "take_back":
             self._take_back_last_disc()
         else:
@@ -104,18 +118,32 @@ class SimTable:
     def person_fixes(self, event: MoveEvent, position: Position) -> None:
         """The simulated person hears what is wrong and puts it right, then plays properly."""
         if event.kind in (MoveKind.TWO_DISCS, MoveKind.WRONG_COLOUR):
+            self.person.finish()
             for body in self._extra_discs:
                 self.world.remove_disc(body)
             self._extra_discs.clear()
             self.world.wait_until_settled()
             if event.kind is MoveKind.WRONG_COLOUR:
-                self.world.human_drop(self.opponent.choose(position), PERSON_DISCS)
+                self.person.drop(self.opponent.choose(position), PERSON_DISCS, draw_linger=False)
         elif event.kind is MoveKind.DISC_REMOVED and self._taken is not None:
             (_, column), player = self._taken
             self._taken = None
+            self.person.finish()
             self.world.drop_disc(column, player)
             self.world.wait_until_settled()
-            self.world.human_drop(self.opponent.choose(position), PERSON_DISCS)
+            self.person.drop(self.opponent.choose(position), PERSON_DISCS, draw_linger=False)
+
+
+class _TableGoingOn:
+    """The world as the game's camera sees it: the table goes on for `CAMERA_FRAME_S` before every frame (the
+    person's hand moves, a disc falls), as a real table does not wait for the camera."""
+
+    def __init__(self, world) -> None:
+        self.world = world
+
+    def render_camera(self) -> np.ndarray:
+        self.world.step(CAMERA_FRAME_S)
+        return self.world.render_camera()
 
 
 class SimGame:
@@ -123,6 +151,8 @@ class SimGame:
 
     The calibration is the world's exact one (`calibration.sim_setup`, taken in the `room`: "plain", "varied"
     or "hard", see `sim.room`) unless `config_path` names a calibration file made with `c4robot calibrate ... --sim`.
+    The person's hand has the room's habits (`sim.person.Habits.for_room`: lingering and covering holes in the
+    varied and hard rooms, a quick drop in the plain one); `lingers` asks for a turn's linger exactly.
     """
 
     def __init__(
@@ -138,6 +168,7 @@ class SimGame:
         arm: str = "c4arm",
         room: str = "plain",
         record_png: bool = False,
+        lingers: dict[int, Linger] | None = None,
     ) -> None:
         import calibration
         from robot.arm.drivers.sim import SimArm, sim_planner
@@ -152,8 +183,9 @@ class SimGame:
             furnish(self.world, self.room)
             rng = random.Random(seed)
             person = parse_opponent(opponent, rng, input, tell)
+            hand = Person(self.world, Habits.for_room(room, seed or 0), np.random.default_rng([seed or 0, 41]))
             self.table = SimTable(
-                self.world, SimArm(self.world), sim_planner(self.world), person, robot_first, mischief
+                self.world, SimArm(self.world), sim_planner(self.world), person, robot_first, mischief, hand, lingers
             )
             setup = calibration.load(config_path) if config_path else calibration.sim_setup(self.world, ROBOT_DISCS)
             if setup.board is None or setup.colours is None:
@@ -171,7 +203,7 @@ class SimGame:
             self.recorder = Recorder(record, png_frames=record_png, wide_view=True) if record else None
             self.film = None
             self.watcher = BoardWatcher(
-                SimCamera(self.world),
+                SimCamera(_TableGoingOn(self.world)),
                 (setup.board.rows, setup.board.cols),
                 np.asarray(setup.board.corners_px),
                 colours if robot_first else colours[::-1],
