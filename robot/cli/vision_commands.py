@@ -322,9 +322,10 @@ def run_degrade_bench(args: argparse.Namespace, photos: Path, labels: dict, corn
         if without_corners:
             print(f"left out (no corners in corners.txt): {', '.join(without_corners)}")
         print(
-            f"unsure: confidence < {SURE} or covered; wrong@0.9: wrong at >= {SURE} (must be 0); honest: every wrong "
-            "cell unsure; hand named: covered holes under the hand (or a problem saying so); hidden seen: holes half hidden "
-            "yet read as seen; unsure visible: unsure holes nothing hides; false cover: covered holes nothing hides"
+            f"  unsure: confidence < {SURE} or covered; wrong@0.9: wrong at >= {SURE} (must be 0); honest: every wrong"
+            " cell unsure\n  hand named: covered holes under the hand (or a problem saying so); hidden seen: holes half"
+            " hidden yet read as seen\n  unsure visible: unsure holes nothing hides; false cover: covered holes nothing"
+            " hides; ms: median per frame"
         )
         print(TALLY_HEADER, flush=True)
     trials, rows = [], []
