@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.geometry import grid_to_image_homography, project
+from vision.geometry import grid_to_image_homography, hole_pitch_px, project
 
 # Monk skin tone scale (Google, 2022), tones 1-10, as BGR.
 SKIN_TONES_BGR = tuple(
@@ -231,9 +231,8 @@ def add_hand(
         [inward[0] * np.cos(angle) - inward[1] * np.sin(angle), inward[0] * np.sin(angle) + inward[1] * np.cos(angle)]
     )
     mirror = float(rng.choice([-1.0, 1.0]))
-    pitch_px = float(np.linalg.norm(corners[1] - corners[0]) / (shape[1] - 1))
-    unit_px = pitch_px * rng.uniform(1.0, 1.3)  # the hand is nearer the camera than the board
-    parts = _hand_parts(rng, rng.uniform(0.4, 3.0) if sleeve else None, np.hypot(height, width) / unit_px + 2)
+    unit_px = hole_pitch_px(corners, shape) * rng.uniform(1.0, 1.3)  # the hand is nearer the camera than the board
+    parts = _hand_parts(rng, rng.uniform(0.4, 3.0) if sleeve else None, max(np.hypot(height, width) / unit_px + 2, 8.0))
     for _ in range(3):
         wrist, reached = _place(parts, face, corners, shape, coverage, rng, along, unit_px, mirror)
         if reached >= 0.8 * coverage:

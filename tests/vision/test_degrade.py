@@ -153,6 +153,8 @@ def test_a_hand_placed_from_every_edge_and_sleeve_stays_in_the_frame(board) -> N
     for index, (edge, sleeve) in enumerate(zip(EDGES, SLEEVES_BGR, strict=False)):
         hand = add_hand(image, corners, SHAPE, 0.15, np.random.default_rng(index), None, sleeve, edge)
         assert hand.image.shape == image.shape and 0.05 < hand.scene.coverage < 0.3, hand.scene
+        border = np.concatenate([hand.mask[0], hand.mask[-1], hand.mask[:, 0], hand.mask[:, -1]])
+        assert border.any(), f"{hand.scene}: the arm does not come in from outside the frame"
 
 
 def test_cells_matching_renames_colours_and_scores_add_up() -> None:
