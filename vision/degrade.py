@@ -151,6 +151,8 @@ CHANGES: dict[str, ChangeFunction] = {
     "light 60%": _plain(lambda image, rng: darken(image, 0.60)),
     "light 45%": _plain(lambda image, rng: darken(image, 0.45)),
     "light 30%": _plain(lambda image, rng: darken(image, 0.30)),
+    # A webcam in a dim room raises its gain: dark and noisy together.
+    "light 30% noisy": _plain(lambda image, rng: gaussian_noise(darken(image, 0.30), 5.0, rng)),
     "hand 5-15%": _hand(0.05, 0.15),
     "hand 15-25%": _hand(0.15, 0.25),
     "hand 25-40%": _hand(0.25, 0.40),
