@@ -349,6 +349,7 @@ def run_degrade_bench(args: argparse.Namespace, photos: Path, labels: dict, corn
                     "left_out": without_corners,
                     "frame_px": list(WEBCAM_SIZE_PX),
                     "seed": args.seed,
+                    "is_trustworthy": is_trustworthy,
                     "rows": rows,
                     "reliability": [dataclasses.asdict(b) for b in bins],
                     "covered": dataclasses.asdict(covered),

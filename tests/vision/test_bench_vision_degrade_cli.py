@@ -42,6 +42,7 @@ def test_json_figures_of_a_users_folder_add_up(own_photos: Path) -> None:
     report = json.loads(out)
     failures = [t for t in report["trials"] if t["sure_wrong"] or t["is_hand_named"] is False]
     assert status == (1 if failures else 0), "exit status 1 exactly when a cell is wrong at >= 0.9 or a hand unnamed"
+    assert report["is_trustworthy"] == (status == 0)
     assert report["photo_count"] == 2 and [row["change"] for row in report["rows"]] == CHANGES.split(",")
     for row in report["rows"]:
         assert row["photos"] == 2 and row["cells"] == 84 and row["mode"] == "corners"
