@@ -23,6 +23,7 @@ from vision.degrade import (
     rotate,
     white_balance,
 )
+from vision.geometry import hole_centres_px
 from vision.reliability import (
     SURE,
     LabelledPhoto,
@@ -131,6 +132,9 @@ def test_a_hand_covers_the_share_it_claims_from_its_edge(board, coverage, skin_t
     assert not changed[~near].any(), "the hand changes nothing far from it"
     assert hand.hidden.shape == SHAPE and (hand.hidden >= 0.5).any()
     assert hand.hidden.min() >= 0.0 and hand.hidden.max() <= 1.0
+    centres = np.round(hole_centres_px(corners, SHAPE)).astype(int)  # row 0 at the bottom, like hidden
+    centre_in_hand = hand.mask[centres[..., 1], centres[..., 0]]
+    assert centre_in_hand[hand.hidden == 1.0].all() and not centre_in_hand[hand.hidden == 0.0].any()
     skin = hand.image[hand.mask].astype(np.float64)
     if sleeve == "red":
         reddish = (skin[:, 2] > 1.8 * skin[:, 1]) & (skin[:, 2] > 1.8 * skin[:, 0])
