@@ -5,7 +5,9 @@ the corners where they now are (a rotation or a downscale moves them), so a read
 the photo's labels with or without the corners given. Every change is seeded and deterministic: the same
 photo, change and seed give the same pixels. Pure numpy/OpenCV so tests can use it as well as the bench.
 
-`CHANGES` is the standard set, in the order the bench prints it; `apply_change(name, ...)` runs one.
+`CHANGES` is the standard set, in the order the bench prints it; `apply_change(name, ...)` runs one. A photo
+whose corners are not known (None) can take every change but the hands (`HAND_SHARES`), which must know
+where the board is.
 The synthetic hands (a shaded forearm, palm and fingers over part of the board) are in vision.synthetic_hand.
 """
 
@@ -31,27 +33,29 @@ COOL_GAINS_BGR = (1.25, 1.02, 0.8)
 class Degraded:
     """A changed photo: the image, its corner hole centres (tl, tr, br, bl) and, with a hand, what it hides.
 
-    hidden: (rows, cols) share of each hole the hand hides, row 0 at the BOTTOM like the game grid (None
+    corners: None when they were not known. hidden: (rows, cols) share of each hole the hand hides, row 0 at the BOTTOM like the game grid (None
     without a hand). hand_mask: (H, W) bool, the hand's pixels. hand: the hand's description.
     """
 
     image: np.ndarray
-    corners: np.ndarray
+    corners: np.ndarray | None
     hidden: np.ndarray | None = None
     hand_mask: np.ndarray | None = None
     hand: HandScene | None = None
 
 
-def fit_within(image: np.ndarray, corners: np.ndarray, size_px: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+def fit_within(
+    image: np.ndarray, corners: np.ndarray | None, size_px: tuple[int, int]
+) -> tuple[np.ndarray, np.ndarray | None]:
     """The photo scaled down (never up) to fit inside size_px (width, height), keeping its aspect, and its corners."""
     scale = min(1.0, size_px[0] / image.shape[1], size_px[1] / image.shape[0])
     if scale >= 1.0:
-        return image.copy(), np.asarray(corners, np.float64).copy()
+        return image.copy(), _copied(corners)
     width, height = round(image.shape[1] * scale), round(image.shape[0] * scale)
     resized = cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA)
     # Pixel centres: x' + 0.5 = (x + 0.5) * width / old width.
     factors = np.array([width / image.shape[1], height / image.shape[0]])
-    return resized, (np.asarray(corners, np.float64) + 0.5) * factors - 0.5
+    return resized, None if corners is None else (np.asarray(corners, np.float64) + 0.5) * factors - 0.5
 
 
 def jpeg(image: np.ndarray, quality: int) -> np.ndarray:
@@ -79,7 +83,7 @@ def motion_blur(image: np.ndarray, length_px: int, angle_deg: float) -> np.ndarr
     return cv2.filter2D(image, -1, kernel / kernel.sum(), borderType=cv2.BORDER_REFLECT)
 
 
-def rotate(image: np.ndarray, corners: np.ndarray, angle_deg: float) -> tuple[np.ndarray, np.ndarray]:
+def rotate(image: np.ndarray, corners: np.ndarray | None, angle_deg: float) -> tuple[np.ndarray, np.ndarray | None]:
     """The camera rolled by `angle_deg` (counter-clockwise): the frame grows so nothing of the photo is cut,
     the new margins continue the photo's edge pixels."""
     height, width = image.shape[:2]
@@ -90,8 +94,7 @@ def rotate(image: np.ndarray, corners: np.ndarray, angle_deg: float) -> tuple[np
     rotated = cv2.warpAffine(
         image, matrix, (new_width, new_height), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
-    moved = np.asarray(corners, np.float64) @ matrix[:, :2].T + matrix[:, 2]
-    return rotated, moved
+    return rotated, None if corners is None else np.asarray(corners, np.float64) @ matrix[:, :2].T + matrix[:, 2]
 
 
 def white_balance(image: np.ndarray, gains_bgr: tuple[float, float, float]) -> np.ndarray:
@@ -111,12 +114,16 @@ def _seeded(seed: int, *names: str) -> np.random.Generator:
     return np.random.default_rng([seed, *(zlib.crc32(name.encode()) for name in names)])
 
 
-ChangeFunction = Callable[[np.ndarray, np.ndarray, tuple[int, int], np.random.Generator], Degraded]
+def _copied(corners: np.ndarray | None) -> np.ndarray | None:
+    return None if corners is None else np.array(corners, np.float64)
+
+
+ChangeFunction = Callable[[np.ndarray, np.ndarray | None, tuple[int, int], np.random.Generator], Degraded]
 
 
 def _plain(transform: Callable[[np.ndarray, np.random.Generator], np.ndarray]) -> ChangeFunction:
     """A change that leaves the board where it is."""
-    return lambda image, corners, shape, rng: Degraded(transform(image, rng), np.asarray(corners, np.float64))
+    return lambda image, corners, shape, rng: Degraded(transform(image, rng), _copied(corners))
 
 
 def _downscale(size_px: tuple[int, int]) -> ChangeFunction:
@@ -153,22 +160,24 @@ CHANGES: dict[str, ChangeFunction] = {
     "light 30%": _plain(lambda image, rng: darken(image, 0.30)),
     # A webcam in a dim room raises its gain: dark and noisy together.
     "light 30% noisy": _plain(lambda image, rng: gaussian_noise(darken(image, 0.30), 5.0, rng)),
-    "hand 5-15%": _hand(0.05, 0.15),
-    "hand 15-25%": _hand(0.15, 0.25),
-    "hand 25-40%": _hand(0.25, 0.40),
 }
+# The hands, by the share of the board's face they cover; they need the photo's corners.
+HAND_SHARES = {"hand 5-15%": (0.05, 0.15), "hand 15-25%": (0.15, 0.25), "hand 25-40%": (0.25, 0.40)}
+CHANGES.update({name: _hand(*share) for name, share in HAND_SHARES.items()})
 
 
 def apply_change(
-    name: str, image: np.ndarray, corners: np.ndarray, shape: tuple[int, int], seed: int, photo: str = ""
+    name: str, image: np.ndarray, corners: np.ndarray | None, shape: tuple[int, int], seed: int, photo: str = ""
 ) -> Degraded:
     """The named change of CHANGES applied to a photo; `seed` and the photo's name fix every random choice.
 
-    Raises ValueError for a name not in CHANGES (the sentence lists them).
+    Raises ValueError for a name not in CHANGES (the sentence lists them), or a hand without corners.
     """
     if name not in CHANGES:
         raise ValueError(f"there is no image change {name!r}: choose from {', '.join(CHANGES)}")
-    return CHANGES[name](image, np.asarray(corners, np.float64), shape, _seeded(seed, name, photo))
+    if corners is None and name in HAND_SHARES:
+        raise ValueError(f"the change {name!r} needs the corners of the board, to know where to put the hand")
+    return CHANGES[name](image, _copied(corners), shape, _seeded(seed, name, photo))
 
 
 def change_names(text: str | None) -> list[str]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from vision.degrade import Degraded, apply_change
+from vision.degrade import HAND_SHARES, Degraded, apply_change
 from vision.reading import BoardReading, read
 
 SURE = 0.9  # a cell at or above this confidence is acted on without looking again
@@ -155,12 +155,12 @@ def score_reading(reading: BoardReading, truth_rows: list[str], hidden: np.ndarr
 
 @dataclass(frozen=True)
 class LabelledPhoto:
-    """A photo (BGR), its label rows (top row first) and the centres of its tl, tr, br, bl holes."""
+    """A photo (BGR), its label rows (top row first) and the centres of its tl, tr, br, bl holes (None: not known)."""
 
     name: str
     image: np.ndarray
     truth_rows: list[str]
-    corners: np.ndarray
+    corners: np.ndarray | None
 
 
 @dataclass(frozen=True)
@@ -206,16 +206,21 @@ def run_trials(
     on_degraded: Callable[[LabelledPhoto, str, Degraded], None] | None = None,
 ) -> Iterator[Trial]:
     """Every photo under every change (vision.degrade, seeded by `seed` and the photo's name), read in each
-    mode and scored; change by change, so a caller can report each change as it ends. on_degraded sees each
-    changed photo (to save it)."""
+    mode and scored; change by change, so a caller can report each change as it ends. A photo without corners
+    is read only automatically and takes no hand. on_degraded sees each changed photo (to save it)."""
     photos, modes = list(photos), list(modes)
+    if any(mode not in MODES for mode in modes):
+        raise ValueError(f"reading modes {modes} are not all known: choose from {', '.join(MODES)}")
     for change in changes:
         for photo in photos:
             shape = (len(photo.truth_rows), len(photo.truth_rows[0]))
+            readable = [mode for mode in modes if photo.corners is not None or mode == "auto"]
+            if not readable or (photo.corners is None and change in HAND_SHARES):
+                continue
             degraded = apply_change(change, photo.image, photo.corners, shape, seed, photo.name)
             if on_degraded is not None:
                 on_degraded(photo, change, degraded)
-            for mode in modes:
+            for mode in readable:
                 started = time.perf_counter()
                 reading = read(degraded.image, shape=shape, corners=degraded.corners if mode == "corners" else None)
                 elapsed_ms = (time.perf_counter() - started) * 1000

@@ -304,14 +304,15 @@ def run_degrade_bench(args: argparse.Namespace, photos: Path, labels: dict, corn
     changes = change_names(args.changes)
     modes = ["auto", "corners"] if args.mode == "both" else [args.mode]
     without_corners = sorted(set(labels) - set(corners))
-    if len(without_corners) == len(labels):
+    if args.mode == "corners" and len(without_corners) == len(labels):
         raise FileNotFoundError(
-            f"--degrade needs the corner holes of each photo (to place hands, rotate, and give corners): "
-            f"no photo of {photos} has a line in corners.txt ('photo.jpg x,y x,y x,y x,y', tl tr br bl)"
+            f"--mode corners needs the corner holes of the photos: no photo of {photos} has a line in corners.txt "
+            "('photo.jpg x,y x,y x,y x,y', centres of the tl tr br bl holes)"
         )
     labelled = []
-    for name in sorted(set(labels) - set(without_corners)):
-        image, fitted = fit_within(load_image(photos / name), np.asarray(corners[name]), WEBCAM_SIZE_PX)
+    for name in sorted(labels):
+        known = np.asarray(corners[name]) if name in corners else None
+        image, fitted = fit_within(load_image(photos / name), known, WEBCAM_SIZE_PX)
         labelled.append(LabelledPhoto(name, image, labels[name], fitted))
     writer = _degraded_photo_writer(args.write_images) if args.write_images else None
     if not args.json:
@@ -320,7 +321,7 @@ def run_degrade_bench(args: argparse.Namespace, photos: Path, labels: dict, corn
             f"{WEBCAM_SIZE_PX[0]}x{WEBCAM_SIZE_PX[1]}, seed {args.seed}"
         )
         if without_corners:
-            print(f"left out (no corners in corners.txt): {', '.join(without_corners)}")
+            print(f"without corners in corners.txt (read automatically, no hands): {', '.join(without_corners)}")
         print(
             f"  unsure: confidence < {SURE} or covered; wrong@0.9: wrong at >= {SURE} (must be 0); honest: every wrong"
             " cell unsure\n  hand named: covered holes under the hand (or a problem saying so); hidden seen: holes half"
@@ -331,6 +332,10 @@ def run_degrade_bench(args: argparse.Namespace, photos: Path, labels: dict, corn
     trials, rows = [], []
     for change, mode in itertools.product(changes, modes):  # a row as soon as it is measured
         batch = list(run_trials(labelled, [change], [mode], args.seed, writer if mode == modes[0] else None))
+        if not batch:  # hands, or corners given, and no photo has corners
+            if not args.json:
+                print(f"{change:<16} {mode:<7} no photo with corners")
+            continue
         summary, median_ms = tally([t.score for t in batch]), float(np.median([t.elapsed_ms for t in batch]))
         rows.append({"change": change, "mode": mode, **dataclasses.asdict(summary), "median_ms": median_ms})
         trials += batch
@@ -346,7 +351,7 @@ def run_degrade_bench(args: argparse.Namespace, photos: Path, labels: dict, corn
                 {
                     "photos": str(photos),
                     "photo_count": len(labelled),
-                    "left_out": without_corners,
+                    "without_corners": without_corners,
                     "frame_px": list(WEBCAM_SIZE_PX),
                     "seed": args.seed,
                     "is_trustworthy": is_trustworthy,

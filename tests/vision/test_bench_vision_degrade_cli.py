@@ -92,9 +92,16 @@ def test_degrade_flags_without_degrade_are_refused(own_photos: Path) -> None:
     assert "--json go with --degrade" in err
 
 
-def test_photos_without_corners_are_refused(own_photos: Path, tmp_path: Path) -> None:
+def test_photos_without_corners_are_read_automatically_and_take_no_hand(own_photos: Path, tmp_path: Path) -> None:
     for name in ("board1.jpg", "board2.jpg", "labels.txt"):
         (tmp_path / name).write_bytes((own_photos / name).read_bytes())
-    status, _, err = run_in_process(["bench", "vision", "--degrade", "--photos", str(tmp_path)])
+    argv = ["bench", "vision", "--degrade", "--photos", str(tmp_path), "--changes", "none,hand 5-15%"]
+    status, out, err = run_in_process([*argv, "--json"])
+    report = json.loads(out)
+    assert report["without_corners"] == ["board1.jpg", "board2.jpg"]
+    assert [(row["change"], row["mode"], row["photos"]) for row in report["rows"]] == [("none", "auto", 2)]
+    status, out, err = run_in_process(argv)
+    assert "none             corners no photo with corners" in out and "hand 5-15%       auto    no photo" in out
+    status, _, err = run_in_process([*argv, "--mode", "corners"])
     assert_one_sentence(status, err)
-    assert "corners.txt" in err
+    assert "--mode corners needs the corner holes" in err

@@ -14,6 +14,7 @@ from robot.cli.vision_commands import load_image, parse_corners_file, parse_labe
 from vision.degrade import (
     CHANGES,
     COOL_GAINS_BGR,
+    HAND_SHARES,
     WARM_GAINS_BGR,
     apply_change,
     change_names,
@@ -214,3 +215,13 @@ def test_two_real_photos_under_two_changes_score_consistently(shared_dir: Path) 
         assert score.right.shape == score.confidence.shape == score.covered.shape == SHAPE
         assert not (score.sure_wrong & score.right).any() and not (score.sure_wrong & score.unsure).any()
         assert (trial.hand != "") == (trial.change != "none") == score.has_hand
+
+
+def test_a_photo_without_corners_takes_every_change_but_a_hand(board) -> None:
+    image = board[0]
+    for name in CHANGES:
+        if name in HAND_SHARES:
+            with pytest.raises(ValueError, match="needs the corners"):
+                apply_change(name, image, None, SHAPE, 0)
+        else:
+            assert apply_change(name, image, None, SHAPE, 0).corners is None, name
