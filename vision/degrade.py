@@ -6,7 +6,7 @@ the photo's labels with or without the corners given. Every change is seeded and
 photo, change and seed give the same pixels. Pure numpy/OpenCV so tests can use it as well as the bench.
 
 `CHANGES` is the standard set, in the order the bench prints it; `apply_change(name, ...)` runs one. A photo
-whose corners are not known (None) can take every change but the hands (`HAND_SHARES`), which must know
+whose corners are not known (None) can take every change but the hands (`HANDS`), which must know
 where the board is.
 The synthetic hands (a shaded forearm, palm and fingers over part of the board) are in vision.synthetic_hand.
 """
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.synthetic_hand import HandScene, add_hand
+from vision.synthetic_hand import HELD_DISCS_BGR, HandScene, add_hand
 
 WEBCAM_SIZE_PX = (640, 480)
 # Per-channel gains (B, G, R) of an auto white balance that corrects only part of a room light's cast:
@@ -137,9 +137,10 @@ def _rotation(angle_deg: float) -> ChangeFunction:
     return change
 
 
-def _hand(low: float, high: float) -> ChangeFunction:
+def _hand(low: float, high: float, holds_disc: bool) -> ChangeFunction:
     def change(image, corners, shape, rng):
-        drawn = add_hand(image, np.asarray(corners, np.float64), shape, rng.uniform(low, high), rng)
+        disc = str(rng.choice(list(HELD_DISCS_BGR))) if holds_disc else None
+        drawn = add_hand(image, np.asarray(corners, np.float64), shape, rng.uniform(low, high), rng, held_disc=disc)
         return Degraded(drawn.image, np.asarray(corners, np.float64), drawn.hidden, drawn.mask, drawn.scene)
 
     return change
@@ -161,9 +162,15 @@ CHANGES: dict[str, ChangeFunction] = {
     # A webcam in a dim room raises its gain: dark and noisy together.
     "light 30% noisy": _plain(lambda image, rng: gaussian_noise(darken(image, 0.30), 5.0, rng)),
 }
-# The hands, by the share of the board's face they cover; they need the photo's corners.
-HAND_SHARES = {"hand 5-15%": (0.05, 0.15), "hand 15-25%": (0.15, 0.25), "hand 25-40%": (0.25, 0.40)}
-CHANGES.update({name: _hand(*share) for name, share in HAND_SHARES.items()})
+# The hands: the share of the board's face they cover and whether they hold a disc (a person about to play).
+# They need the photo's corners.
+HANDS = {
+    "hand 5-15%": (0.05, 0.15, False),
+    "hand 15-25%": (0.15, 0.25, False),
+    "hand 25-40%": (0.25, 0.40, False),
+    "hand with disc": (0.05, 0.20, True),
+}
+CHANGES.update({name: _hand(*hand) for name, hand in HANDS.items()})
 
 
 def apply_change(
@@ -175,7 +182,7 @@ def apply_change(
     """
     if name not in CHANGES:
         raise ValueError(f"there is no image change {name!r}: choose from {', '.join(CHANGES)}")
-    if corners is None and name in HAND_SHARES:
+    if corners is None and name in HANDS:
         raise ValueError(f"the change {name!r} needs the corners of the board, to know where to put the hand")
     return CHANGES[name](image, _copied(corners), shape, _seeded(seed, name, photo))
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from vision.degrade import HAND_SHARES, Degraded, apply_change
+from vision.degrade import HANDS, Degraded, apply_change
 from vision.reading import BoardReading, read
 
 SURE = 0.9  # a cell at or above this confidence is acted on without looking again
@@ -215,7 +215,7 @@ def run_trials(
         for photo in photos:
             shape = (len(photo.truth_rows), len(photo.truth_rows[0]))
             readable = [mode for mode in modes if photo.corners is not None or mode == "auto"]
-            if not readable or (photo.corners is None and change in HAND_SHARES):
+            if not readable or (photo.corners is None and change in HANDS):
                 continue
             degraded = apply_change(change, photo.image, photo.corners, shape, seed, photo.name)
             if on_degraded is not None:

@@ -33,6 +33,7 @@ SLEEVES_BGR = {
     "green": (60, 110, 40),
     "denim": (140, 100, 70),
 }
+HELD_DISCS_BGR = {"red": (35, 35, 190), "yellow": (30, 200, 235)}
 EDGES = {"bottom": (0.0, -1.0), "top": (0.0, 1.0), "left": (1.0, 0.0), "right": (-1.0, 0.0)}
 HOLE_RADIUS = 0.38  # in pitches: where a hole counts as hidden (the holes of real boards: 0.37-0.42)
 HAND_LENGTH = 5.6  # wrist to the middle fingertip, in pitches
@@ -48,10 +49,14 @@ class HandScene:
     edge: str
     is_left: bool
     coverage: float
+    held_disc: str | None = None
 
     def __str__(self) -> str:
         sleeve = f"{self.sleeve} sleeve" if self.sleeve else "bare arm"
-        return f"skin {self.skin_tone}/10, {sleeve}, from the {self.edge}, {100 * self.coverage:.0f}% of the board"
+        disc = f", holding a {self.held_disc} disc" if self.held_disc else ""
+        return (
+            f"skin {self.skin_tone}/10, {sleeve}{disc}, from the {self.edge}, {100 * self.coverage:.0f}% of the board"
+        )
 
 
 @dataclass(frozen=True)
@@ -70,7 +75,7 @@ class _Part:
     polygon: np.ndarray  # (n, 2) in hand units: u across (thumb side +), v from the wrist towards the fingers
     half_width: float
     roundness: float  # how much darker the outline is than the middle
-    is_sleeve: bool = False
+    material: str = "skin"  # "skin", "sleeve" or "disc"
 
 
 def photographed_skin(skin_tone: int) -> tuple[float, float, float]:
@@ -93,8 +98,11 @@ def _capsule(base: tuple[float, float], angle_deg: float, length: float, half_wi
     return np.vstack([start + half_width * across, tip_points, start - half_width * across])
 
 
-def _hand_parts(rng: np.random.Generator, sleeve_from: float | None, arm_length: float) -> list[_Part]:
-    """The parts in drawing order, in hand units (pitches at scale 1)."""
+def _hand_parts(
+    rng: np.random.Generator, sleeve_from: float | None, arm_length: float, holds_disc: bool = False
+) -> list[_Part]:
+    """The parts in drawing order, in hand units (pitches at scale 1); a held disc lies between the index
+    fingertip and the thumb, the thumb in front of it."""
     v = np.array([0.0, -2.0, -5.0, -arm_length])
     half = np.array([0.85, 1.0, 1.15, 1.3])
     forearm = np.vstack([np.column_stack([-half, v]), np.column_stack([half, v])[::-1]])
@@ -107,7 +115,7 @@ def _hand_parts(rng: np.random.Generator, sleeve_from: float | None, arm_length:
     curl = rng.uniform(0.45, 1.0)  # fingers bent towards the camera look shorter
     spread = rng.uniform(0.5, 1.5)
     thumb_angle = rng.uniform(25, 60)
-    parts.append(_Part(_capsule((0.85, 0.9), thumb_angle, 2.0 * rng.uniform(0.6, 1.0), 0.3), 0.3, 0.45))
+    thumb = _Part(_capsule((0.85, 0.9), thumb_angle, 2.0 * rng.uniform(0.6, 1.0), 0.3), 0.3, 0.45)
     fingers = zip(
         [-0.78, -0.26, 0.26, 0.76],
         [2.65, 2.9, 2.9, 2.75],
@@ -119,11 +127,24 @@ def _hand_parts(rng: np.random.Generator, sleeve_from: float | None, arm_length:
     for u, base_v, length, width, angle in fingers:
         polygon = _capsule((u, base_v - 0.3), angle * spread + rng.uniform(-4, 4), (length + 0.3) * curl, width)
         parts.append(_Part(polygon, width, 0.5))
+    if holds_disc:  # a disc is a little smaller than a hole (0.4 pitch); tilted, it shows as an ellipse
+        index_tip = polygon[len(polygon) // 2]
+        turn = np.radians(rng.uniform(0, 180))
+        angles = np.linspace(0, 2 * np.pi, 32, endpoint=False)
+        ellipse = np.column_stack([0.4 * np.cos(angles), 0.4 * rng.uniform(0.45, 1.0) * np.sin(angles)])
+        ellipse = ellipse @ np.array([[np.cos(turn), np.sin(turn)], [-np.sin(turn), np.cos(turn)]])
+        centre = index_tip + np.array([0.25, 0.1])
+        parts.append(_Part(centre + ellipse, 0.4, 0.35, material="disc"))
+        reach = centre - np.array([0.85, 0.9])  # the thumb pinches the disc against the index finger
+        angle = float(np.degrees(np.arctan2(reach[0], reach[1])))
+        length = max(float(np.linalg.norm(reach)) - 0.6, 0.5)  # its tip (0.3 round) over the disc's rim
+        thumb = _Part(_capsule((0.85, 0.9), angle, length, 0.3), 0.3, 0.45)
+    parts.append(thumb)
     if sleeve_from is not None:
         v = np.array([-sleeve_from, -sleeve_from - 3.0, -arm_length])
         half = np.array([1.05, 1.3, 1.45])
         sleeve = np.vstack([np.column_stack([-half, v]), np.column_stack([half, v])[::-1]])
-        parts.insert(1, _Part(sleeve, 1.3, 0.5, is_sleeve=True))
+        parts.insert(1, _Part(sleeve, 1.3, 0.5, material="sleeve"))
     return parts
 
 
@@ -214,14 +235,21 @@ def add_hand(
     skin_tone: int | None = None,
     sleeve: str | None = None,
     edge: str | None = None,
+    held_disc: str | None = None,
 ) -> DrawnHand:
     """The photo with a hand over about `coverage` (0-1) of the board's face. skin_tone 1-10, sleeve (a name of
-    SLEEVES_BGR, or "" for a bare arm) and edge (a name of EDGES) are drawn from `rng` when None."""
+    SLEEVES_BGR, or "" for a bare arm) and edge (a name of EDGES) are drawn from `rng` when None; held_disc (a
+    name of HELD_DISCS_BGR) puts a disc between its fingers."""
     skin_tone = int(rng.integers(1, 11)) if skin_tone is None else skin_tone
     sleeve = (str(rng.choice(list(SLEEVES_BGR))) if rng.random() < 0.5 else "") if sleeve is None else sleeve
     edge = str(rng.choice(list(EDGES))) if edge is None else edge
-    if not 1 <= skin_tone <= 10 or edge not in EDGES or (sleeve and sleeve not in SLEEVES_BGR):
-        raise ValueError(f"no hand with skin tone {skin_tone}, sleeve {sleeve!r}, edge {edge!r}")
+    if (
+        not 1 <= skin_tone <= 10
+        or edge not in EDGES
+        or (sleeve and sleeve not in SLEEVES_BGR)
+        or (held_disc and held_disc not in HELD_DISCS_BGR)
+    ):
+        raise ValueError(f"no hand with skin tone {skin_tone}, sleeve {sleeve!r}, edge {edge!r}, disc {held_disc!r}")
     corners = np.asarray(corners, np.float64)
     height, width = image.shape[:2]
     face = _board_face(corners, shape, (height, width))
@@ -232,13 +260,18 @@ def add_hand(
     )
     mirror = float(rng.choice([-1.0, 1.0]))
     unit_px = hole_pitch_px(corners, shape) * rng.uniform(1.0, 1.3)  # the hand is nearer the camera than the board
-    parts = _hand_parts(rng, rng.uniform(0.4, 3.0) if sleeve else None, max(np.hypot(height, width) / unit_px + 2, 8.0))
+    arm_length = max(np.hypot(height, width) / unit_px + 2, 8.0)
+    parts = _hand_parts(rng, rng.uniform(0.4, 3.0) if sleeve else None, arm_length, bool(held_disc))
     for _ in range(3):
         wrist, reached = _place(parts, face, corners, shape, coverage, rng, along, unit_px, mirror)
         if reached >= 0.8 * coverage:
             break
         unit_px *= 1.25
-    base = {False: photographed_skin(skin_tone), True: SLEEVES_BGR.get(sleeve, (0, 0, 0))}
+    base = {
+        "skin": photographed_skin(skin_tone),
+        "sleeve": SLEEVES_BGR.get(sleeve, (0, 0, 0)),
+        "disc": HELD_DISCS_BGR.get(held_disc or "", (0, 0, 0)),
+    }
     coarse = cv2.GaussianBlur(rng.normal(0.0, 1.0, (height // 4 + 1, width // 4 + 1)), (0, 0), unit_px / 16)
     blotches = cv2.resize(coarse / max(float(coarse.std()), 1e-9), (width, height))
     ys, xs = np.mgrid[0:height, 0:width]
@@ -255,7 +288,7 @@ def add_hand(
     drawn = image.astype(np.float64) * (1 - 0.45 * shadow)[..., None]
     for part, polygon in zip(parts, polygons, strict=True):
         alpha = _fill((height, width), polygon, antialiased=True)
-        _shade(drawn, alpha, base[part.is_sleeve], part, unit_px, lighting)
+        _shade(drawn, alpha, base[part.material], part, unit_px, lighting)
     mask = union > 127
-    scene = HandScene(skin_tone, sleeve or None, edge, mirror < 0, float((mask & face).sum() / face.sum()))
+    scene = HandScene(skin_tone, sleeve or None, edge, mirror < 0, float((mask & face).sum() / face.sum()), held_disc)
     return DrawnHand(np.clip(np.round(drawn), 0, 255).astype(np.uint8), mask, hidden_share(mask, corners, shape), scene)

@@ -14,7 +14,7 @@ from robot.cli.vision_commands import load_image, parse_corners_file, parse_labe
 from vision.degrade import (
     CHANGES,
     COOL_GAINS_BGR,
-    HAND_SHARES,
+    HANDS,
     WARM_GAINS_BGR,
     apply_change,
     change_names,
@@ -220,8 +220,22 @@ def test_two_real_photos_under_two_changes_score_consistently(shared_dir: Path) 
 def test_a_photo_without_corners_takes_every_change_but_a_hand(board) -> None:
     image = board[0]
     for name in CHANGES:
-        if name in HAND_SHARES:
+        if name in HANDS:
             with pytest.raises(ValueError, match="needs the corners"):
                 apply_change(name, image, None, SHAPE, 0)
         else:
             assert apply_change(name, image, None, SHAPE, 0).corners is None, name
+
+
+def test_a_hand_can_hold_a_disc_in_front_of_the_board(board) -> None:
+    image, corners, _ = board
+    plain = add_hand(image, corners, SHAPE, 0.15, np.random.default_rng(2), 10, "", "right")
+    holding = add_hand(image, corners, SHAPE, 0.15, np.random.default_rng(2), 10, "", "right", held_disc="yellow")
+    pitch_px = np.linalg.norm(corners[1] - corners[0]) / 6
+
+    def yellow_px(hand) -> int:
+        pixels = hand.image[hand.mask].astype(int)
+        return int(((pixels[:, 2] > 150) & (pixels[:, 1] > 120) & (pixels[:, 0] < 100)).sum())
+
+    assert yellow_px(plain) == 0 and yellow_px(holding) > 0.2 * np.pi * (0.4 * pitch_px) ** 2
+    assert "holding a yellow disc" in str(holding.scene)
