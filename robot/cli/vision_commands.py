@@ -194,7 +194,8 @@ def load_labelled_photos(args: argparse.Namespace) -> tuple[Path, dict[str, list
     photos: Path = args.photos
     if not photos.is_dir():
         raise FileNotFoundError(
-            f"photo folder {photos} does not exist: give --photos DIR, a folder of photos with labels.txt (and corners.txt)"
+            f"photo folder {photos} {'is a file' if photos.exists() else 'does not exist'}: give --photos DIR, a folder "
+            "of photos with labels.txt (and corners.txt)"
         )
     labels_path = args.labels or photos / "labels.txt"
     corners_path = args.corners_file or photos / "corners.txt"

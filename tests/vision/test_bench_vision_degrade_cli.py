@@ -77,6 +77,7 @@ def test_table_and_saved_images(own_photos: Path, tmp_path: Path) -> None:
     [
         (["--photos", "/no/such/folder"], "photo folder /no/such/folder does not exist"),
         (["--changes", "light 10%"], "choose from"),
+        (["--photos", __file__], "is a file"),
         (["--write-images", "/proc/no/such"], "/proc/no/such"),
     ],
 )
