@@ -204,6 +204,9 @@ def load_labelled_photos(args: argparse.Namespace) -> tuple[Path, dict[str, list
     labels = parse_labels(labels_path)
     if not labels:
         raise ValueError(f"labels file {labels_path} labels no photo: write 'photo.jpg 6 7 row1/row2/...' lines")
+    ragged = sorted(name for name, rows in labels.items() if len({len(row) for row in rows}) != 1)
+    if ragged:
+        raise ValueError(f"the label of {ragged[0]} in {labels_path} has rows of different lengths: give rows/cols")
     missing = sorted(name for name in labels if not (photos / name).is_file())
     if missing:
         raise FileNotFoundError(f"photo {photos / missing[0]} named in {labels_path} does not exist")

@@ -87,6 +87,14 @@ def test_refusals_are_one_sentence(own_photos: Path, extra: list[str], says: str
     assert says in err
 
 
+def test_a_ragged_label_is_one_sentence(own_photos: Path, tmp_path: Path) -> None:
+    (tmp_path / "board1.jpg").write_bytes((own_photos / "board1.jpg").read_bytes())
+    (tmp_path / "labels.txt").write_text("board1.jpg 6 7 ......./....../.......\n")
+    status, _, err = run_in_process(["bench", "vision", "--degrade", "--photos", str(tmp_path)])
+    assert_one_sentence(status, err)
+    assert "rows of different lengths" in err
+
+
 def test_degrade_flags_without_degrade_are_refused(own_photos: Path) -> None:
     status, _, err = run_in_process(["bench", "vision", "--photos", str(own_photos), "--json"])
     assert_one_sentence(status, err)
