@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.scores import outcome
+from engine.scores import column_scores, outcome
 from engine.search_types import SearchResult, ms_since
 
 if TYPE_CHECKING:
@@ -37,7 +37,16 @@ def early_book() -> Book | None:
 
 def book_score(position: Position, weak: bool = False) -> int | None:
     """What the package's books know of `position`: the opening book's exact score (its sign when `weak`),
-    else, when `weak`, the early book's outcome; None when neither covers it."""
+    else, when `weak`, the early book's outcome; else the best of its children's when the books know
+    every child (the person-to-move positions on the robot's lines); None when they do not."""
+    known = _own_book_score(position, weak)
+    if known is not None:
+        return known
+    scores = column_scores(position, lambda child: _own_book_score(child, weak), weak)
+    return None if scores is None else max(score for score in scores if score is not None)
+
+
+def _own_book_score(position: Position, weak: bool) -> int | None:
     books = (opening_book(), early_book()) if weak else (opening_book(),)
     for book in books:
         score = book.score(position) if book is not None else None

@@ -72,16 +72,19 @@ def search(
     use_book: bool = True,
     known: Mapping[int, int] | None = None,
     known_outcomes: Mapping[int, int] | None = None,
+    started: float | None = None,
 ) -> SearchResult:
     """The move to play in `position` within `limit`, at skill `level` (1..10) and `style`.
 
     `rng` seeds the variety among equally good moves (and the mistakes of low levels); without one
     the choice is deterministic at levels 9 and 10. `known` maps `Position.key()` to exact scores
     found beforehand (by engine.ponder), `known_outcomes` to outcomes (1 win, 0 draw, -1 loss): the
-    exact solver skips those positions.
+    exact solver skips those positions. `started` (a time.perf_counter() reading, default now) is the
+    moment the position became known: the budget counts from then, so the time spent reading the board
+    or loading the engine comes out of it.
     Raises ValueError for a finished game, an unknown level or style.
     """
-    started = time.perf_counter()
+    started = time.perf_counter() if started is None else started
     if position.is_over():
         raise ValueError("the game is over: there is no move to search")
     settings = level_settings(level)

@@ -52,6 +52,7 @@ _FIRST = 1 << 20  # ordering score that puts the table's best move first
 # before, so their entries are likely there) or where the subtree is big enough to pay for the misses.
 _ETC_REVISIT_MIN_EMPTY = 14
 _ETC_ALWAYS_MIN_EMPTY = 18
+_TABLE_MIN_EMPTY = 8  # nearer the end a re-search is cheaper than a table miss
 
 
 @dataclass(frozen=True)
@@ -209,7 +210,11 @@ def _search(
                 lower = -((cells - 2 - played) // 2)  # the opponent cannot win at once
                 upper = (cells - 1 - played) // 2  # nor can we (the root and parents checked)
                 key = cur + msk
-                known_lower, known_upper, known_column = probe(entries, generation, key, key_bits)
+                tabled = cells - played >= _TABLE_MIN_EMPTY
+                if tabled:
+                    known_lower, known_upper, known_column = probe(entries, generation, key, key_bits)
+                else:
+                    known_lower, known_upper, known_column = NO_LOWER, NO_UPPER, -1
                 revisit = known_lower != NO_LOWER or known_upper != NO_UPPER
                 etc = cells - played >= (_ETC_REVISIT_MIN_EMPTY if revisit else _ETC_ALWAYS_MIN_EMPTY)
                 lower = max(lower, known_lower)
@@ -240,10 +245,11 @@ def _search(
                 base = sp * width
                 count = 0
                 cutoff = -cells - 1
-                for col in range(width):  # start loading every child's entry now, so their misses overlap
-                    move = playable & column_masks[col]
-                    if move != ZERO:
-                        prefetch(entries, (cur ^ msk) + (msk | move), key_bits)
+                if cells - played - 1 >= _TABLE_MIN_EMPTY:
+                    for col in range(width):  # start loading every child's entry now, so their misses overlap
+                        move = playable & column_masks[col]
+                        if move != ZERO:
+                            prefetch(entries, (cur ^ msk) + (msk | move), key_bits)
                 for i in range(width):
                     col = order[i]
                     move = playable & column_masks[col]
@@ -296,7 +302,8 @@ def _search(
                     mode = _ENTER
                 else:
                     result = s_best[sp]  # every move failed low: an upper bound
-                    store(entries, generation, s_key[sp], key_bits, NO_LOWER, result, -1, moves + sp)
+                    if cells - moves - sp >= _TABLE_MIN_EMPTY:
+                        store(entries, generation, s_key[sp], key_bits, NO_LOWER, result, -1, moves + sp)
                     mode = _RETURN
             else:
                 if sp == 0:
@@ -307,7 +314,8 @@ def _search(
                 if score >= s_beta[sp]:
                     if sp == 0:
                         root_column = col
-                    store(entries, generation, s_key[sp], key_bits, score, NO_UPPER, col, moves + sp)
+                    if cells - moves - sp >= _TABLE_MIN_EMPTY:
+                        store(entries, generation, s_key[sp], key_bits, score, NO_UPPER, col, moves + sp)
                     result = score
                     continue
                 if score > s_best[sp]:

@@ -14,7 +14,8 @@ from engine.testsets import DEFAULT_TESTSETS, SET_NAMES, read_test_set
 from robot.cli.common import COMMON, bounded_int, finite_float, quantile, quoted
 
 if TYPE_CHECKING:
-    from engine import Solver
+    from engine import Position, Solver
+    from engine.solver import SolveResult
 
 
 # The Pons C++ solver measured on a 2-core machine like ours (../shared/engine/REFERENCE.md):
@@ -74,6 +75,13 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
         action="store_true",
         help="keep the table between positions (default: cleared before each, untimed, as in the reference)",
     )
+    bench.add_argument(
+        "--versus",
+        type=Path,
+        metavar="PATH",
+        help="a reference solver binary (Pons' c4solver, engine/reference/build_pons.sh) run on the same "
+        "lines in the same run: median and p95 of both and the ratio of the medians",
+    )
     bench.add_argument("--play", action="store_true", help="measure the player's moves (engine.search) instead")
     bench.add_argument(
         "--games", type=bounded_int(0, 10_000), default=None, help="with --play: games to play (0: test-set lines only)"
@@ -115,7 +123,8 @@ def _add_table_flag(parser: argparse.ArgumentParser) -> None:
 def run_solve(args: argparse.Namespace) -> int:
     """One output line per input line; bad lines are reported on stderr and make the exit status 2.
 
-    Typed lines are answered one by one; piped input is read whole and solved in one kernel call.
+    Typed lines are answered one by one; piped input is read whole and solved in one kernel call. What
+    the books know (engine.package_books.book_score) is answered from them, with 0 nodes.
     """
     from engine import Position, Solver
 
@@ -143,13 +152,15 @@ def run_solve(args: argparse.Namespace) -> int:
                 parsed.append((fields[0], position))
             except ValueError as error:
                 parsed.append((fields[0], f"c4robot solve: line {number} {quoted(line.strip())}: {error}"))
-        results = iter(solver.solve_many([p for _, p in parsed if isinstance(p, Position)], weak=args.weak))
+        booked = {index: _book_result(p, args.weak) for index, (_, p) in enumerate(parsed) if isinstance(p, Position)}
+        to_solve = [p for index, (_, p) in enumerate(parsed) if isinstance(p, Position) and booked[index] is None]
+        results = iter(solver.solve_many(to_solve, weak=args.weak))
         for index, (moves, position) in enumerate(parsed):
             if isinstance(position, str):
                 print(position, file=sys.stderr, flush=True)
                 status = 2
                 continue
-            result = next(results)
+            result = booked[index] or next(results)
             print(f"{moves} {result.score} {result.nodes} {round(result.elapsed_s * 1e6)}", flush=True)
             if index in expected and expected[index][0] != result.score:
                 score, where = expected[index]
@@ -161,6 +172,16 @@ def run_solve(args: argparse.Namespace) -> int:
                 )
                 status = max(status, 1)
     return status
+
+
+def _book_result(position: Position, weak: bool) -> SolveResult | None:
+    """The books' score of `position` as a solve's result (no node searched), or None when they do not know it."""
+    from engine.package_books import book_score
+    from engine.solver import SolveResult
+
+    started = time.perf_counter()
+    score = book_score(position, weak)
+    return None if score is None else SolveResult(score, 0, time.perf_counter() - started)
 
 
 def describe_score(score: int, stones_to_move: int, stones_other: int, weak: bool) -> str:
@@ -249,6 +270,8 @@ def run_bench(args: argparse.Namespace) -> int:
     solver = Solver(args.table_mb)
     started = time.perf_counter()
     solver.solve_many([Position.from_moves("2252576253462244111563365343671351441")])  # loads (or compiles) the kernels
+    if args.versus is not None:
+        return _bench_versus(args.versus, sets, solver, args.weak)
     print(
         f"kernels ready in {time.perf_counter() - started:.2f} s; table {solver.table.size_mb:.0f} MB "
         f"{'kept' if args.warm else 'cleared before each position (untimed)'}; "
@@ -279,4 +302,38 @@ def run_bench(args: argparse.Namespace) -> int:
             f"{times_ms[-1]:>10.1f}{nodes / len(rows):>12,.0f}{rate:>9.2f} | {ref_text}",
             flush=True,
         )
+    return 0
+
+
+def _bench_versus(binary: Path, sets: dict[str, list[tuple[str, int]]], solver: Solver, weak: bool) -> int:
+    """Each set solved by the reference binary, then by ours (table cleared before each position, untimed,
+    both), side by side: the ratio of the medians is what to compare, machines differ from day to day."""
+    from engine import Position
+    from engine.reference_solver import run_reference
+    from engine.scores import outcome
+
+    header = (
+        f"{'set':<7}{'pos':>5}{'ours med ms':>12}{'ours p95':>10}{'ref med ms':>12}{'ref p95':>10}"
+        f"{'med ratio':>10}{'agree':>7}"
+    )
+    print(f"ours: table {solver.table.size_mb:.0f} MB cleared before each position; reference: {binary}")
+    print(header)
+    print("-" * len(header))
+    worst = 0.0
+    for name, rows in sets.items():
+        reference = run_reference(binary, [moves for moves, _ in rows], weak)
+        ours = solver.solve_many([Position.from_moves(moves) for moves, _ in rows], weak, cold=True)
+        expected = [outcome(e) if weak else e for _, e in rows]
+        agree = [r.score for r in ours] == expected == reference.scores
+        ours_ms = sorted(result.elapsed_s * 1e3 for result in ours)
+        ref_ms = sorted(seconds * 1e3 for seconds in reference.seconds)
+        ratio = statistics.median(ours_ms) / max(statistics.median(ref_ms), 1e-6)
+        worst = max(worst, ratio)
+        print(
+            f"{name:<7}{len(rows):>5}{statistics.median(ours_ms):>12.4f}{quantile(ours_ms, 0.95):>10.3f}"
+            f"{statistics.median(ref_ms):>12.4f}{quantile(ref_ms, 0.95):>10.3f}{ratio:>10.2f}"
+            f"{'yes' if agree else 'NO':>7}",
+            flush=True,
+        )
+    print(f"reference timed by {reference.timed_by}; worst median ratio {worst:.2f} (ours / reference)")
     return 0

@@ -85,16 +85,17 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
 
 def run_move(args: argparse.Namespace) -> int:
     from engine.position import Position
-    from engine.search import Limit, search, warm_up
+    from engine.search import Limit, search
 
     if len(args.moves) > args.width * args.height:
         raise ValueError(
             f"moves {quoted(args.moves)}: a {args.width}x{args.height} board holds at most {args.width * args.height}"
         )
     position = Position.from_moves(args.moves, args.width, args.height)
-    warm_up(args.width, args.height)
+    known_at = time.perf_counter()  # the budget counts from here: loading the engine comes out of it
     rng = random.Random(args.seed) if args.seed is not None else None
-    result = search(position, Limit(time=args.time_ms / 1000.0), level=args.level, rng=rng, style=args.style)
+    limit = Limit(time=args.time_ms / 1000.0)
+    result = search(position, limit, level=args.level, rng=rng, style=args.style, started=known_at)
     if args.json:
         print(
             json.dumps(

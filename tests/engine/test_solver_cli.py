@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -109,3 +110,62 @@ def test_bench_engine_budget_plays_bigger_boards_from_the_empty_board(capsys: py
     assert "9x7 board, 0-ply random openings" in out
     assert main(["bench", "engine", "--budget", "3", "--openings", "-1"]) == 2
     assert main(["bench", "engine", "--budget", "3", "--width", "20"]) == 2
+
+
+def test_solve_takes_what_the_books_know(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The first plies would take the solver minutes: the opening book knows '4' exactly (the robot's line
+    as second player), its replies' children give '44', and the early book knows the outcomes
+    of '3' (a draw) and '1' (won by the side to move)."""
+    monkeypatch.setattr("sys.stdin", io.StringIO("4\n44\n"))
+    assert main(["solve"]) == 0
+    assert [line.split()[:3] for line in capsys.readouterr().out.splitlines()] == [["4", "-1", "0"], ["44", "1", "0"]]
+    monkeypatch.setattr("sys.stdin", io.StringIO("3\n1\n"))
+    assert main(["solve", "--weak"]) == 0
+    assert [line.split()[:3] for line in capsys.readouterr().out.splitlines()] == [["3", "0", "0"], ["1", "1", "0"]]
+
+
+def _stand_in_reference(folder: Path, timed: bool, wrong: bool = False) -> Path:
+    """An executable that answers like Pons' c4solver (with or without its timing main), from the test set's
+    own scores: the protocol is what is tested here, the C++ binary is not built in CI."""
+    script = folder / "c4solver"
+    fields = "line, score, 7, 2.5" if timed else "line, score"
+    script.write_text(
+        f"#!{sys.executable}\n"
+        "import sys\n"
+        f"known = {{row.split()[0]: int(row.split()[1]) for row in open({str(folder / 'scores')!r})}}\n"
+        "for line in sys.stdin:\n"
+        "    line = line.strip()\n"
+        f"    score = known[line]{' + 1' if wrong else ''}\n"
+        f"    print(*({fields}), flush=True)\n"
+    )
+    script.chmod(0o755)
+    return script
+
+
+@pytest.mark.parametrize("timed", [True, False])
+def test_bench_versus_runs_the_reference_on_the_same_lines(
+    shared_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], timed: bool
+) -> None:
+    testsets = shared_dir / "engine" / "testsets"
+    scores = (testsets / "Test_L3_R1").read_text().rstrip("\n")
+    (tmp_path / "scores").write_text(f"{scores}\n112233 18\n")  # + the pipe's baseline position
+    binary = _stand_in_reference(tmp_path, timed)
+    status = main(["bench", "engine", "--versus", str(binary), "--sets", "L3_R1", "--lines", "5"])
+    assert status == 0, capsys.readouterr().err
+    out = capsys.readouterr().out
+    row = next(line.split() for line in out.splitlines() if line.startswith("L3_R1"))
+    assert row[1] == "5" and row[-1] == "yes"
+    if timed:
+        assert float(row[4]) == 0.0025  # the reference's own 2.5 us, in ms
+    assert ("its own clock" if timed else "round trips") in out
+
+
+def test_bench_versus_names_a_reference_that_disagrees_or_is_missing(
+    shared_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "scores").write_text((shared_dir / "engine" / "testsets" / "Test_L3_R1").read_text())
+    binary = _stand_in_reference(tmp_path, timed=True, wrong=True)
+    assert main(["bench", "engine", "--versus", str(binary), "--sets", "L3_R1", "--lines", "3"]) == 0
+    assert capsys.readouterr().out.splitlines()[3].split()[-1] == "NO"
+    assert main(["bench", "engine", "--versus", str(tmp_path / "absent"), "--sets", "L3_R1", "--lines", "3"]) == 1
+    assert "build_pons.sh" in capsys.readouterr().err
