@@ -34,6 +34,7 @@ from vision.colour_clusters import (
 from vision.gravity import best_legal_grid, count_problem
 from vision.hole_fill import fill_dents
 from vision.hole_samples import SECTOR_COUNT, HoleSamples, ramp_shaded_distances, shaded_distances
+from vision.occlusion import OCCLUDED_CONFIDENCE
 
 SHADING_RANGE = (0.92, 1.08)
 BACKGROUND_ROUNDS = 3
@@ -56,6 +57,14 @@ IMBALANCE_COST = 1.0
 # With calibrated colours every cell's colour is trusted on its own, so the counts are left free: a person
 # who drops two discs or plays the robot's colour must show up as such for the move detector.
 FREE_COUNTS = 0.0
+
+
+# An empty cell is sure only when its hole shows what is behind the board. A hole whose ring is, all but a
+# DISC_LIKE_SHARE, one light of a disc colour (SHADOW_RANGE) no background colour explains, reaching the rim all
+# round, may be a disc that light has changed (washed out, dim, a colour cast): read empty, it is no surer than
+# UNPROVEN_EMPTY_CONFIDENCE.
+DISC_LIKE_SHARE = 0.8
+UNPROVEN_EMPTY_CONFIDENCE = 0.5
 
 
 @dataclass(frozen=True)
@@ -130,7 +139,7 @@ def _cell_scores(
     for index, colour in enumerate(colours):
         margin = covered[:, index] - COVERAGE_THRESHOLD
         gain = np.where(margin > 0, COVERAGE_GAIN, MISSING_COVERAGE_GAIN) * margin - _dullness_cost(colour)
-        scores[index] = gain.reshape(rows, cols)
+        scores[index] = np.where(samples.visible, gain, 0.0).reshape(rows, cols)
     return scores
 
 
@@ -172,7 +181,7 @@ def _best_hypothesis(samples: HoleSamples) -> _Outcome:
     that bound and the rest dropped once it falls below the best; crescents (vision.hole_fill), which only
     lower scores, are measured once a hypothesis gets that far, for the colours that fill some hole alone.
     """
-    clusters = candidate_clusters(np.median(samples.pixels, axis=1), samples.face)
+    clusters = candidate_clusters(np.median(samples.pixels[samples.visible], axis=1), samples.face)
     candidates = [centre for centre, _ in clusters]
     cluster = np.array([number for _, number in clusters])
     whole = np.r_[True, cluster[1:] != cluster[:-1]] if len(clusters) else np.zeros(0, dtype=bool)
@@ -234,7 +243,7 @@ def _refit_colours(samples: HoleSamples, outcome: _Outcome) -> tuple[np.ndarray,
     flat = outcome.grid.ravel()
     refitted = []
     for index, colour in enumerate(outcome.colours):
-        pixels = samples.pixels[flat == index + 1].reshape(-1, 3)
+        pixels = samples.pixels[(flat == index + 1) & samples.visible].reshape(-1, 3)
         close = pixels[np.linalg.norm(pixels - colour, axis=1) < MATCH_RADIUS]
         refitted.append(np.median(close, axis=0) if len(close) else colour)
     return tuple(refitted)
@@ -259,7 +268,7 @@ def background_colours(
     holes, it competes for the ring pixels (background_claims), so what is nearer to it than to any shade of
     a disc colour stops counting as disc.
     """
-    empty = np.median(samples.pixels[grid.ravel() == 0], axis=1)
+    empty = np.median(samples.pixels[(grid.ravel() == 0) & samples.visible], axis=1)
     clusters = candidate_colours(empty, samples.face) if len(empty) else []
     if not clusters or not colours:
         return ()
@@ -323,7 +332,28 @@ def classify(samples: HoleSamples, reference_colours: tuple[np.ndarray, ...] | N
     imbalance = count_problem(outcome.grid)
     if imbalance:
         problems.append(imbalance)
-    return Classification(outcome.grid, _confidence(outcome.cell_scores, outcome.grid), outcome.colours, problems)
+    confidence = _confidence(outcome.cell_scores, outcome.grid)
+    unproven = _unproven_empty(samples, outcome).reshape(samples.shape)
+    confidence = np.where(unproven, np.minimum(confidence, UNPROVEN_EMPTY_CONFIDENCE), confidence)
+    if samples.grazed is not None:
+        confidence = np.where(
+            samples.grazed.reshape(samples.shape), np.minimum(confidence, OCCLUDED_CONFIDENCE), confidence
+        )
+    confidence = np.where(samples.visible.reshape(samples.shape), confidence, 0.0)
+    return Classification(outcome.grid, confidence, outcome.colours, problems)
+
+
+def _unproven_empty(samples: HoleSamples, outcome: _Outcome) -> np.ndarray:
+    """(holes,) the holes read empty that look like a disc in another light (see UNPROVEN_EMPTY_CONFIDENCE)."""
+    empty = (outcome.grid.ravel() == 0) & samples.visible
+    if not outcome.colours or not empty.any():
+        return np.zeros(len(empty), dtype=bool)
+    in_some_light = shaded_distances(samples.pixels, np.asarray(outcome.colours), SHADOW_RANGE) < MATCH_RADIUS
+    background = background_colours(samples, outcome.grid, outcome.colours)
+    if background:
+        in_some_light &= ~background_claims(samples, outcome.colours, background)[..., None]
+    reaches_rim = outcome.dents <= DENT_TOLERANCE_PITCH
+    return empty & ((in_some_light.mean(axis=1) >= DISC_LIKE_SHARE) & reaches_rim).any(axis=1)
 
 
 def _order_by_count(outcome: _Outcome) -> _Outcome:

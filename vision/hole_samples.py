@@ -42,7 +42,9 @@ class HoleSamples:
     `face` is (3,) the board face's median colour, seen between the holes. `rays` is (rows * cols, RAY_COUNT,
     len(RAY_RADII_PITCH), 3): samples along rays from every hole's centre outwards, at RAY_RADII_PITCH, the
     rays evenly spread round from the x axis (rectified: x right, y down). `rim_offsets` (rows * cols, 2): where
-    every hole's rim is centred, in pitches from where it was sampled (vision.rims.rim_offsets).
+    every hole's rim is centred, in pitches from where it was sampled (vision.rims.rim_offsets). `covered`
+    (rows * cols,) bool: holes something in front of the board hides (vision.occlusion), whose pixels tell
+    nothing of the hole; `grazed`: holes it may reach into, read at a capped confidence; none until set.
     """
 
     shape: tuple[int, int]
@@ -51,6 +53,14 @@ class HoleSamples:
     face: np.ndarray
     rays: np.ndarray
     rim_offsets: np.ndarray
+    covered: np.ndarray | None = None
+    grazed: np.ndarray | None = None
+
+    @property
+    def visible(self) -> np.ndarray:
+        """(rows * cols,) bool: the holes not covered."""
+        holes = self.shape[0] * self.shape[1]
+        return np.ones(holes, dtype=bool) if self.covered is None else ~self.covered
 
 
 def _ring_mask(pitch_px: int) -> tuple[np.ndarray, np.ndarray]:

@@ -12,6 +12,7 @@ from enum import StrEnum
 
 import numpy as np
 
+from vision.occlusion import column_span
 from vision.reading import BoardReading
 
 
@@ -25,6 +26,7 @@ class MoveKind(StrEnum):
     WRONG_COLOUR = "wrong_colour"
     FLOATING_DISC = "floating_disc"
     BOARD_NOT_FOUND = "board_not_found"
+    COVERED = "covered"
 
 
 @dataclass(frozen=True)
@@ -48,7 +50,8 @@ def players_grid(previous_grid: np.ndarray, reading_grid: np.ndarray) -> np.ndar
 
 def detect_move(previous_grid: np.ndarray, reading: BoardReading, expected_player: int) -> MoveEvent:
     """Compare the board before the move with an accepted reading; exactly one new disc of `expected_player`
-    resting on a filled cell (or the bottom) is a move, anything else is an event the game loop handles.
+    resting on a filled cell (or the bottom) is a move, anything else is an event the game loop handles
+    (COVERED while something in front of the board hides any hole).
     """
     previous = np.asarray(previous_grid, dtype=np.int8)
     if expected_player not in (1, 2):
@@ -59,6 +62,14 @@ def detect_move(previous_grid: np.ndarray, reading: BoardReading, expected_playe
         )
     if previous.shape != reading.grid.shape:
         raise ValueError(f"previous grid shape {previous.shape} differs from the reading's {reading.grid.shape}")
+    if reading.covered is not None and reading.covered.any():
+        # What is behind a hand is unknown: never a move nor a disc taken away, whatever the rest shows.
+        return MoveEvent(
+            MoveKind.COVERED,
+            None,
+            None,
+            f"Something covers {column_span(reading.covered_columns)} of the board: I am waiting until I can see it.",
+        )
     current = players_grid(previous, reading.grid)
     gone = np.argwhere((previous != 0) & (current != previous))
     if len(gone):

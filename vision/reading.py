@@ -7,10 +7,12 @@ legal board (vision.classify). Whatever looked wrong is reported in `problems`, 
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import cv2
 import numpy as np
 
 from vision.classify import classify
@@ -18,11 +20,21 @@ from vision.colour_names import LETTERS, colour_letters
 from vision.geometry import check_corners, check_shape, hole_centres_px
 from vision.hole_samples import HoleSamples, sample_holes, to_weighted_lab
 from vision.localise import BoardNotFoundError, locate_board, refine_corners
+from vision.occlusion import OCCLUDED_CONFIDENCE, covered_sentence, occluded_holes
 
 UNKNOWN_COLOUR = "?"
 # Median over holes of the weighted-Lab distance between a hole and the board face: the real photos and
 # the sim measured 31 and more, a covered board about 0.
 COVERED_CONTRAST = 10.0
+# A dim frame is lifted, as a webcam's auto exposure would, until its brightest values (99th percentile of the
+# brightest channel) reach LIT_FRAME_VALUE (the 23 photos: 220 and more, so they are left as they are), by
+# MAX_LIFT at most.
+LIT_FRAME_VALUE = 200.0
+MAX_LIFT = 4.0
+# Below this weighted-Lab lightness of the board's brightest samples (99th percentile of holes and rims), the
+# board is too dark to trust (the 23 photos: 37 and more; lifted from 30% light: ...).
+MIN_BOARD_LIGHTNESS = 26.0
+TOO_DARK = "too dark to read: add light"
 
 
 @dataclass(frozen=True)
@@ -34,6 +46,8 @@ class BoardReading:
     confidence: (rows, cols) 0..1, how sure each cell is. corners: (4, 2) px, centres of the tl, tr, br, bl
     holes (None when the board was not found). hole_centres_px: (rows, cols, 2), row 0 at the bottom.
     colours_bgr: the disc colours used, value 1 first (what calibration stores). problems: plain sentences.
+    covered: (rows, cols) bool, holes something in front of the board hides (a hand, a sleeve): their grid
+    value is a guess at confidence 0. None when the board was not found.
     """
 
     grid: np.ndarray
@@ -44,10 +58,16 @@ class BoardReading:
     problems: list[str] = field(default_factory=list)
     hole_centres_px: np.ndarray | None = None
     colours_bgr: tuple[tuple[int, int, int], ...] = ()
+    covered: np.ndarray | None = None
 
     @property
     def is_board_found(self) -> bool:
         return self.corners is not None
+
+    @property
+    def covered_columns(self) -> list[int]:
+        """0-based columns with a covered hole, left to right."""
+        return [] if self.covered is None else [int(c) for c in np.flatnonzero(self.covered.any(axis=0))]
 
 
 def _check_image(image_bgr: np.ndarray) -> np.ndarray:
@@ -57,6 +77,19 @@ def _check_image(image_bgr: np.ndarray) -> np.ndarray:
     if image.dtype != np.uint8:
         image = np.clip(image, 0, 255).astype(np.uint8)
     return image
+
+
+def _lifted(image: np.ndarray) -> np.ndarray:
+    """The frame brightened until its brightest values reach LIT_FRAME_VALUE (by MAX_LIFT at most)."""
+    brightest = float(np.percentile(image[::4, ::4].max(axis=2), 99))
+    gain = min(LIT_FRAME_VALUE / max(brightest, 1.0), MAX_LIFT)
+    return image if gain <= 1.0 else cv2.convertScaleAbs(image, alpha=gain)
+
+
+def _is_too_dark(samples: HoleSamples) -> bool:
+    """The board's brightest samples are too dark for its colours and holes to be told apart."""
+    lightness = np.concatenate([samples.pixels[..., 0].ravel(), samples.rays[..., 0].ravel()])
+    return float(np.percentile(lightness, 99)) < MIN_BOARD_LIGHTNESS
 
 
 def _reference_colours(colours: Sequence[Sequence[float]] | None) -> tuple[np.ndarray, ...] | None:
@@ -100,7 +133,7 @@ def read(
     an error: the reading has corners None, an all-empty grid, zero confidence and a problem sentence.
     """
     started = time.perf_counter()
-    image = _check_image(image_bgr)
+    image = _lifted(_check_image(image_bgr))
     rows, cols = check_shape(shape)
     reference = _reference_colours(colours)
     problems: list[str] = []
@@ -111,6 +144,9 @@ def read(
             found = refine_corners(image, check_corners(corners), (rows, cols))
         samples = sample_holes(image, found, (rows, cols))
         _check_uncovered(samples)
+        too_dark = _is_too_dark(samples)
+        covered, grazed = (np.zeros((rows, cols), dtype=bool),) * 2 if too_dark else occluded_holes(samples)
+        samples = dataclasses.replace(samples, covered=covered.ravel(), grazed=grazed.ravel())
     except BoardNotFoundError as error:
         return BoardReading(
             grid=np.zeros((rows, cols), dtype=np.int8),
@@ -135,13 +171,24 @@ def read(
             names, disc_colours = names[::-1], disc_colours[::-1]
     names = tuple(names) + (UNKNOWN_COLOUR,) * (2 - len(names))
     problems += result.problems
+    covered = samples.covered.reshape(rows, cols)
+    confidence = result.confidence
+    if too_dark:
+        problems.insert(0, TOO_DARK)
+        confidence = np.minimum(confidence, OCCLUDED_CONFIDENCE)
+    if covered.any():
+        problems.insert(0, covered_sentence(covered))
+        if corners is None or reference is None:
+            # The lattice or the colours were learnt from a frame that shows a hand: none of its cells is sure.
+            confidence = np.minimum(confidence, OCCLUDED_CONFIDENCE)
     return BoardReading(
         grid=grid,
         colour_names=names,  # type: ignore[arg-type]
-        confidence=result.confidence,
+        confidence=confidence,
         corners=found,
         elapsed_s=time.perf_counter() - started,
         problems=problems,
         hole_centres_px=hole_centres_px(found, (rows, cols)),
         colours_bgr=tuple(_bgr_triple(colour) for colour in disc_colours),
+        covered=covered,
     )

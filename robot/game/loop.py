@@ -33,8 +33,8 @@ from engine.search import Limit, SearchResult, search, warm_up
 from robot.arm import ArmResetError
 from robot.arm.planner import DiscLostError
 from robot.game.log import GameLog, RobotTurn
-from vision import BoardReading, MoveEvent, MoveKind, Stabiliser, detect_move, read
-from vision.cameras import Camera
+from robot.game.watcher import BoardUnseenError, BoardWatcher
+from vision import BoardReading, MoveEvent, MoveKind, detect_move
 from vision.moves import players_grid
 
 log = logging.getLogger(__name__)
@@ -67,50 +67,6 @@ class GameSettings:
     give_up_after_s: float = 900.0  # the person walked away: save and stop (resume later)
     max_robot_retries: int = 1  # a robot disc that did not show up: look again this many times
     ponder: bool = True  # at level 10, solve the person's likely replies while they think
-
-
-class BoardUnseenError(TimeoutError):
-    """The camera gave no stable reading of the board in time (blocked view, board out of frame)."""
-
-
-class BoardWatcher:
-    """Turns camera frames into stable readings in players' values (1 the first player, 2 the second).
-
-    `colours` are the reference disc colours (BGR) of the first and the second player, from calibration.
-    `frame_observer` (set by `Game.watch`) is called with each frame and its reading (a live view, a recording).
-    """
-
-    def __init__(
-        self,
-        camera: Camera,
-        shape: tuple[int, int],
-        corners: np.ndarray | None,
-        colours: tuple[tuple[float, float, float], tuple[float, float, float]] | None,
-        stable_frames: int = 3,
-    ) -> None:
-        self.camera = camera
-        self.shape = shape
-        self.corners = corners
-        self.colours = colours
-        self.stabiliser = Stabiliser(frames_needed=stable_frames)
-        self.last_frame: np.ndarray | None = None
-        self.last_reading: BoardReading | None = None
-        self.frame_observer: Callable[[np.ndarray, BoardReading], None] | None = None
-
-    def look(self, timeout_s: float) -> BoardReading:
-        """The next reading that stays the same over several frames. Raises BoardUnseenError after `timeout_s`."""
-        self.stabiliser.reset()
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            frame = self.camera.read()
-            reading = read(frame, self.shape, self.corners, self.colours)
-            self.last_frame, self.last_reading = frame, reading
-            if self.frame_observer is not None:
-                self.frame_observer(frame, reading)
-            stable = self.stabiliser.update(reading)
-            if stable is not None:
-                return stable
-        raise BoardUnseenError(f"the camera has shown no steady view of the board for {timeout_s:.0f} s")
 
 
 class Game:
@@ -279,8 +235,8 @@ class Game:
         while True:
             try:
                 reading = self.watcher.look(self.settings.look_timeout_s)
-            except BoardUnseenError:
-                self._note("I cannot see the board: please keep the camera's view clear.")
+            except BoardUnseenError as error:
+                self._note(str(error))  # looked again for look_timeout_s; now ask the person
                 reading = None
             if reading is not None:
                 event = detect_move(self.position.to_array(), reading, person)
@@ -347,15 +303,21 @@ class Game:
     def _await_robot_disc(self) -> MoveEvent:
         """The robot's disc as the camera sees it, looking again when it has not arrived yet."""
         event = MoveEvent(MoveKind.NONE, None, None, "no new disc")
-        for _ in range(1 + self.settings.max_robot_retries):
+        looks, deadline = 0, time.monotonic() + self.settings.give_up_after_s
+        while looks <= self.settings.max_robot_retries and time.monotonic() < deadline:
             try:
                 reading = self.watcher.look(self.settings.look_timeout_s)
             except BoardUnseenError as error:
                 event = MoveEvent(MoveKind.BOARD_NOT_FOUND, None, None, str(error))
+                looks += 1
                 continue
             event = detect_move(self.position.to_array(), reading, self.robot_player)
             if event.kind is MoveKind.MOVE:
                 return event
+            if event.kind is MoveKind.COVERED:
+                self._note(event.message)  # a hand in the way is waited for, not a failed look
+            else:
+                looks += 1
         return event
 
     def _game_over(self) -> None:

@@ -1,11 +1,15 @@
-"""A covered board (a hand, a sheet, a grey frame) is not read as an empty board, even with known corners."""
+"""A covered board (a hand, a sheet, a grey frame) is not read as an empty board, even with known corners; a hand
+over part of a rendered sim frame is named per hole."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from vision import read
+from vision import MoveKind, detect_move, read
+from vision.synthetic_hand import add_hand
+
+SURE = 0.9
 
 
 @pytest.fixture(scope="module")
@@ -15,6 +19,8 @@ def sim_frame_and_corners():
 
     with World(WorldConfig(), seed=1) as world:
         world.drop_disc(3, 1)
+        world.wait_until_settled()
+        world.drop_disc(4, 2)
         world.wait_until_settled()
         return world.render_camera(), corners_of(np.asarray(world.hole_centres_px(), float))
 
@@ -34,3 +40,18 @@ def test_a_covered_board_is_not_found(sim_frame_and_corners, cover_bgr: tuple[in
     reading = read(covered, (6, 7), corners)
     assert not reading.is_board_found
     assert any("covers" in problem for problem in reading.problems)
+
+
+def test_a_hand_in_a_rendered_sim_frame_is_named(sim_frame_and_corners) -> None:
+    frame, corners = sim_frame_and_corners
+    clear = read(frame, (6, 7), corners)
+    assert not clear.covered.any()
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        hand = add_hand(frame, clear.corners, (6, 7), 0.2, rng)
+        reading = read(hand.image, (6, 7), corners, clear.colours_bgr)
+        hidden = hand.hidden >= 0.5
+        assert reading.covered[hidden].mean() >= 0.8, hand.scene
+        assert detect_move(clear.grid, reading, 2).kind is MoveKind.COVERED
+        wrong = (reading.grid != clear.grid) & (reading.confidence >= SURE)
+        assert not wrong.any(), hand.scene

@@ -1,0 +1,178 @@
+"""Which holes something in front of the board covers: a hand, an arm, a sleeve, a disc held up.
+
+A hole is seen when the board's face shows all round it and its rim shows as a line. Something in front of
+the board breaks both: it crosses the ring of face just outside the hole (fingers cross it in two arcs of a
+few rays, a palm all round), or, when it has nearly the face's own colour (a blue sleeve before a blue
+board), the hole and its rim vanish into it. What is behind a covered hole cannot be read: the reader says
+so per hole instead of calling it empty (skin and sleeves never fill a hole as a disc does).
+
+The face just outside a hole is compared with the face seen there round the holes that look most like the
+board (a bevel or uneven light gives that ring its own colour, the same round every hole), and with the
+board's face colour; both under a wide range of light. Rays of edge holes that point off the board are left
+out: the board's frame may end there.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.hole_samples import BLACK, RAY_COUNT, RAY_RADII_PITCH, HoleSamples, shaded_distances
+
+# Samples of the face ring: beyond every hole's rim (holes measure 0.33 to 0.38 pitch, lattices sit within
+# 0.03 of the rims), inside the face between neighbours.
+FACE_RING_RADIUS_PITCH = 0.425
+# Light the face ring may take across a board (a lamp to one side, a shadow).
+FACE_SHADING_RANGE = (0.5, 1.6)
+# Weighted-Lab distance from both face references that blocks a ray (measured: the 23 photos' face rings,
+# bevels and light gradients included, stay under it; skin from very light to very dark and coloured sleeves
+# over 5-40% of the board: 694 of 742 holes found, the rest less than half covered).
+BLOCKED_DISTANCE = 16.0
+# A run of blocked rays this long (of RAY_COUNT) is something in front: a finger 0.3 pitch wide crosses 3 to 4,
+# when a neighbour's ring is touched too (a run of MIN_TOUCHED_RUN); alone, a run of MIN_LONE_BLOCKED_RUN (the
+# 23 photos' face rings: runs of 2 at most, but one of 3 beside a foot of the stand).
+MIN_BLOCKED_RUN = 3
+MIN_LONE_BLOCKED_RUN = 4
+MIN_TOUCHED_RUN = 1
+# The reference ring: the face round the share of holes whose rings look most like the board's face.
+REFERENCE_SHARE = 1 / 3
+# An edge hole's ray with this much of its direction off the board is not looked at.
+OFF_BOARD_COMPONENT = 0.3
+# A hole is unseen when this share of its ring is the face's colour ...
+UNSEEN_RING_SHARE = 0.75
+UNSEEN_DISTANCE = 12.0
+UNSEEN_SHADING_RANGE = (0.7, 1.4)
+# ... and its rim (a line that differs from the face by RIM_CONTRAST, as in vision.rims) shows on fewer rays
+# than this share (the photos' empty holes that show a tray of the face's colour behind: 0.4 and more).
+RIM_CONTRAST = 9.0
+MIN_RIM_RAYS = 0.25
+RIM_BAND_PITCH = (0.28, 0.43)
+# Both contrasts at most this share of the board's median one (dim light, JPEG: 0.35 keeps the 23 photos under
+# every change of vision.degrade free of unseen holes).
+UNSEEN_RELATIVE = 0.35
+# The most a cell is trusted where something in front may reach into its hole (grazed), and anywhere when the
+# lattice or the colours were learnt from a frame that shows something in front of the board.
+OCCLUDED_CONFIDENCE = 0.5
+
+
+def _ray_directions() -> np.ndarray:
+    angles = np.arange(RAY_COUNT) * 2 * np.pi / RAY_COUNT
+    return np.stack([np.cos(angles), np.sin(angles)], axis=1)
+
+
+def _off_board_rays(shape: tuple[int, int]) -> np.ndarray:
+    """(holes, RAY_COUNT): rays of edge holes that point off the board (rectified: x right, y down, row 0 at the bottom)."""
+    rows, cols = shape
+    row, column = np.divmod(np.arange(rows * cols), cols)
+    x, y = _ray_directions().T
+    off = (column == 0)[:, None] & (x < -OFF_BOARD_COMPONENT)[None]
+    off |= (column == cols - 1)[:, None] & (x > OFF_BOARD_COMPONENT)[None]
+    off |= (row == rows - 1)[:, None] & (y < -OFF_BOARD_COMPONENT)[None]
+    off |= (row == 0)[:, None] & (y > OFF_BOARD_COMPONENT)[None]
+    return off
+
+
+def _longest_run(blocked: np.ndarray) -> np.ndarray:
+    """(holes,) the longest run of True round each hole's rays (circular)."""
+    doubled = np.concatenate([blocked, blocked], axis=1)
+    longest = np.zeros(len(blocked), dtype=int)
+    current = np.zeros(len(blocked), dtype=int)
+    for column in doubled.T:
+        current = (current + 1) * column
+        longest = np.maximum(longest, current)
+    return np.minimum(longest, blocked.shape[1])
+
+
+def _face_ring_samples(samples: HoleSamples) -> np.ndarray:
+    """(holes, RAY_COUNT, radii) bool: the ray samples on the face ring, measured from each hole's own rim centre
+    (a lattice a little off the holes would otherwise put the ring's near side on the rim)."""
+    offsets = RAY_RADII_PITCH[None, None, :, None] * _ray_directions()[None, :, None, :]
+    from_rim = np.linalg.norm(offsets - samples.rim_offsets[:, None, None, :], axis=-1)
+    return from_rim >= FACE_RING_RADIUS_PITCH
+
+
+def _distance_under_light(values: np.ndarray, reference: np.ndarray, shading_range: tuple[float, float]) -> np.ndarray:
+    """Weighted-Lab distance from `values` to the nearest light of `reference` (broadcast) within `shading_range`."""
+    shifted, towards = values - BLACK, reference - BLACK
+    factor = (shifted * towards).sum(axis=-1) / np.maximum((towards * towards).sum(axis=-1), 1e-6)
+    factor = np.clip(factor, *shading_range)[..., None]
+    return np.linalg.norm(shifted - factor * towards, axis=-1)
+
+
+def _blocked_rays(samples: HoleSamples) -> np.ndarray:
+    """(holes, RAY_COUNT): rays whose face-ring samples differ from both the board's face and the reference ring."""
+    on_ring = _face_ring_samples(samples)
+    outer = on_ring.any(axis=(0, 1))
+    ring, on_ring = samples.rays[:, :, outer], on_ring[:, :, outer]
+    from_face = shaded_distances(ring, samples.face[None], FACE_SHADING_RANGE)[..., 0]
+    likeness = np.nanmedian(np.where(on_ring, from_face, np.nan).reshape(len(ring), -1), axis=1)
+    reference = np.median(ring[np.argsort(likeness)[: max(1, int(len(ring) * REFERENCE_SHARE))]], axis=0)
+    from_reference = _distance_under_light(ring, reference[None], FACE_SHADING_RANGE)
+    far = (from_face >= BLOCKED_DISTANCE) & (from_reference >= BLOCKED_DISTANCE)
+    blocked = (far | ~on_ring).all(axis=2) & on_ring.any(axis=2)
+    return blocked & ~_off_board_rays(samples.shape)
+
+
+def _unseen_holes(samples: HoleSamples) -> np.ndarray:
+    """(holes,): holes that look like what lies just outside them, rim and all: something in front of them (a sleeve
+    of the face's own colour, a sheet) hides the hole; an open hole shows what is behind the board, a disc, or at
+    least its rim."""
+    on_ring = _face_ring_samples(samples)
+    outside = np.where(on_ring[..., None], samples.rays, np.nan).reshape(len(on_ring), -1, 3)
+    local = np.nanmedian(outside, axis=1)
+    ring = _distance_under_light(samples.pixels, local[:, None], UNSEEN_SHADING_RANGE)
+    band = (RIM_BAND_PITCH[0] <= RAY_RADII_PITCH) & (RIM_BAND_PITCH[1] >= RAY_RADII_PITCH)
+    across_rim = _distance_under_light(samples.rays[:, :, band], local[:, None, None], UNSEEN_SHADING_RANGE)
+    rim_rays = (across_rim.max(axis=2) >= RIM_CONTRAST).mean(axis=1)
+    return ((ring < UNSEEN_DISTANCE).mean(axis=1) >= UNSEEN_RING_SHARE) & (rim_rays < MIN_RIM_RAYS)
+
+
+def _neighbour_count(holes: np.ndarray) -> np.ndarray:
+    """(rows, cols) int: how many of each hole's 8 neighbours are True."""
+    padded = np.pad(holes, 1).astype(int)
+    rows, cols = holes.shape
+    return sum(padded[r : r + rows, c : c + cols] for r in range(3) for c in range(3)) - holes
+
+
+def _neighbours(holes: np.ndarray) -> np.ndarray:
+    """(rows, cols) bool: the True holes and those next to them."""
+    return holes | (_neighbour_count(holes) > 0)
+
+
+def occluded_holes(samples: HoleSamples) -> tuple[np.ndarray, np.ndarray]:
+    """(covered, grazed), each (rows, cols) bool, row 0 at the bottom: holes something in front of the board
+    covers (see the module), and, when something does, the holes it may reach into without hiding them (a
+    blocked ray round them, or next to a covered hole), which are read but not trusted.
+
+    A lone hole with a short blocked run (MIN_BLOCKED_RUN, no neighbour touched) is a shadow or a bevel, and a
+    lone unseen hole a dull disc in dim light or JPEG blocks: a hand or a sleeve that reaches one hole crosses
+    its neighbours' rings on its way.
+    """
+    runs = _longest_run(_blocked_rays(samples)).reshape(samples.shape)
+    touched = runs >= MIN_TOUCHED_RUN
+    blocked = (runs >= MIN_LONE_BLOCKED_RUN) | ((runs >= MIN_BLOCKED_RUN) & (_neighbour_count(touched) > 0))
+    unseen = _unseen_holes(samples).reshape(samples.shape)
+    covered = blocked | (unseen & (_neighbour_count(unseen | touched) > 0))
+    if not covered.any():
+        return covered, np.zeros_like(covered)
+    return covered, (touched | _neighbours(covered)) & ~covered
+
+
+def column_span(columns: list[int]) -> str:
+    """0-based columns as a person reads them: "column 3", "columns 3-5", "columns 1, 4-6"."""
+    runs: list[list[int]] = []
+    for column in sorted(columns):
+        if runs and column == runs[-1][-1] + 1:
+            runs[-1].append(column)
+        else:
+            runs.append([column])
+    parts = [f"{run[0] + 1}" if len(run) == 1 else f"{run[0] + 1}-{run[-1] + 1}" for run in runs]
+    return f"column{'s' if len(columns) > 1 else ''} {', '.join(parts)}"
+
+
+def covered_sentence(covered: np.ndarray) -> str:
+    """The problem sentence for covered holes ((rows, cols) bool)."""
+    where = column_span([int(c) for c in np.flatnonzero(covered.any(axis=0))])
+    holes = int(covered.sum())
+    return (
+        f"something in front of the board covers {holes} hole{'s' if holes > 1 else ''} in {where}: I cannot read them"
+    )
