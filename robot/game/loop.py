@@ -316,6 +316,8 @@ class Game:
                 return event
             if event.kind is MoveKind.COVERED:
                 self._note(event.message)  # a hand in the way is waited for, not a failed look
+            elif event.kind is MoveKind.TWO_DISCS:
+                self._handle_person_event(event)  # the person played again while the arm moved: they take it out
             else:
                 looks += 1
         return event
