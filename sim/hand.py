@@ -19,6 +19,9 @@ from dataclasses import dataclass
 import numpy as np
 import pybullet as p
 
+from sim import camera
+from sim.config import CameraConfig
+
 RGB = tuple[float, float, float]
 
 # Skin from very light to very dark (sRGB 0..1): a tone is drawn between two neighbours.
@@ -233,6 +236,20 @@ class Hand:
         p.resetBasePositionAndOrientation(
             self.forearm_body, list(wrist), turn_z_onto(direction), physicsClientId=self.client
         )
+
+    def pixels(self, config: CameraConfig) -> np.ndarray:
+        """(height, width) bool: where a camera with `config` sees the hand or its forearm now, whatever their
+        colours against what is behind them (PyBullet's segmentation of a render from that pose)."""
+        _, _, _, _, segmentation = p.getCameraImage(
+            config.width_px,
+            config.height_px,
+            camera.view_matrix(config),
+            camera.projection_matrix(config),
+            renderer=p.ER_TINY_RENDERER,
+            physicsClientId=self.client,
+        )
+        segmentation = np.asarray(segmentation).reshape(config.height_px, config.width_px)
+        return np.isin(segmentation, (self.hand_body, self.forearm_body))
 
     def park(self) -> None:
         """Out of every camera's view (under the floor, far away)."""

@@ -8,7 +8,8 @@ keeps the hand in front of the board over some columns for a while, holding the 
 empty-handed after it; `Habits` draw how a person moves and how often they linger from a room's kind and a
 seed, so a test can ask for exactly "the hand lingers over columns 3-5 for 2 s" (`Linger((2, 4), 2.0)`).
 A `Person` is one of the world's actors: its visit goes on while anything steps the world (the game's
-camera, the arm), and `drop` returns at once, as a real person's turn does not wait for the robot to look.
+camera, the arm), and `drop` returns as the hand starts to reach in: a real person's hand does not wait for
+the robot to look.
 """
 
 from __future__ import annotations
@@ -68,6 +69,12 @@ class Habits:
     elbow_height_m: tuple[float, float] = (0.32, 0.40)  # high: the hand comes from above, over the board
     linger_chance: float = 0.0
     linger_s: tuple[float, float] = (0.5, 3.0)
+
+    def __post_init__(self) -> None:
+        if self.side not in (1, -1):
+            raise ValueError(f"side {self.side}: use 1 (the camera's right) or -1 (its left)")
+        if not 0.0 <= self.linger_chance <= 1.0:
+            raise ValueError(f"linger chance {self.linger_chance}: use 0..1")
 
     @classmethod
     def for_room(cls, kind: str, seed: int) -> Habits:
@@ -208,6 +215,25 @@ class Person:
             return bool(self.visits)
         self._pose(visit, time_s)
         return True
+
+    def hidden_holes(self) -> np.ndarray:
+        """(rows, cols) share 0..1 of each hole the webcam cannot see for the hand and forearm now: the truth
+        that what a reader calls covered is judged by."""
+        world = self.world
+        g = world.config.board
+        centres = world.hole_centres_px()
+        pitch_px = float(np.mean(np.linalg.norm(np.diff(centres, axis=1), axis=-1)))
+        radius_px = 0.5 * g.hole_diameter_m / g.column_pitch_m * pitch_px
+        reach = math.ceil(radius_px)
+        seen = np.pad(self.hand.pixels(world.camera), reach)  # a hole at the frame's edge keeps a whole window
+        offsets = np.arange(-reach, reach + 1)
+        disc = offsets[:, None] ** 2 + offsets[None, :] ** 2 <= radius_px**2
+        shares = np.zeros(centres.shape[:2])
+        for index in np.ndindex(*shares.shape):
+            x, y = np.round(centres[index]).astype(int) + reach
+            if reach <= x < seen.shape[1] - reach and reach <= y < seen.shape[0] - reach:
+                shares[index] = float(seen[y - reach : y + reach + 1, x - reach : x + reach + 1][disc].mean())
+        return shares
 
     def _pose(self, visit: Visit, time_s: float) -> None:
         pinch, elbow = visit.pose_at(time_s)

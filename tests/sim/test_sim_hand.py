@@ -7,7 +7,7 @@ import numpy as np
 import pybullet as p
 import pytest
 
-from sim import World, camera
+from sim import World
 from sim.hand import PALM_CENTRE_M, SKIN_TONES, SLEEVE_COLOURS, WRIST_M, Hand, HandLook
 from sim.person import Habits, Linger, Person
 
@@ -62,43 +62,29 @@ def test_drawn_hands_range_from_very_light_to_very_dark_skin_with_many_sleeves()
         Habits.for_room("garden", 1)
 
 
-def _hand_pixels(world: World, hand: Hand) -> np.ndarray:
-    """(height, width) bool: where the webcam sees the hand or its forearm (PyBullet's segmentation of a render
-    from the webcam's pose), whatever colour the hand has against what is behind it."""
-    config = world.camera
-    _, _, _, _, segmentation = p.getCameraImage(
-        config.width_px,
-        config.height_px,
-        camera.view_matrix(config),
-        camera.projection_matrix(config),
-        renderer=p.ER_TINY_RENDERER,
-        physicsClientId=world.client,
-    )
-    segmentation = np.asarray(segmentation).reshape(config.height_px, config.width_px)
-    return np.isin(segmentation, (hand.hand_body, hand.forearm_body))
-
-
 @pytest.mark.parametrize("before_drop", [False, True])
 def test_a_hand_lingering_over_columns_3_to_5_for_2_s_covers_them_and_the_disc_lands(before_drop: bool) -> None:
     with World(seed=2) as world:
         person = Person(world, Habits.for_room("varied", 2), np.random.default_rng(2))
         holes = np.round(world.hole_centres_px()).astype(int)
         visit = person.drop(5, 1, Linger(columns=(2, 4), seconds=2.0, rows=(1, 4), before_drop=before_drop))
-        assert not _hand_pixels(world, person.hand).any()  # the hand starts out of view
+        assert not person.hand.pixels(world.camera).any()  # the hand starts out of view
         begin, end = visit.lingers_s
         assert end - begin == pytest.approx(2.0)
         world.step(begin - (world.time_s - visit.started_s) + 0.01)
         lingered = []
         while world.time_s - visit.started_s < end:
-            covered = _hand_pixels(world, person.hand)[holes[..., 1], holes[..., 0]]  # (rows, cols) of hole centres
+            covered = person.hand.pixels(world.camera)[holes[..., 1], holes[..., 0]]  # (rows, cols) of hole centres
             assert covered[1:5, 2:5].all()
             assert not covered[:, 0].any()  # column 1 stays in view
+            hidden = person.hidden_holes()
+            assert (hidden[1:5, 2:5] > 0.5).all() and not hidden[:, 0].any()
             lingered.append(world.time_s)
             world.step(0.2)
         person.finish()
         assert world.wait_until_settled()
         assert world.board_state()[0, 5] == 1 and world.board_state().sum() == 1
-        assert not _hand_pixels(world, person.hand).any()  # withdrawn
+        assert not person.hand.pixels(world.camera).any()  # withdrawn
     assert len(lingered) == 10 and lingered[-1] - lingered[0] > 1.75  # every fifth of a second for 2 s
 
 
