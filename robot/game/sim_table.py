@@ -38,7 +38,8 @@ class SimTable:
     """`robot.game.Table` over a sim world; the simulated person's moves come from `opponent`.
 
     `mischief` maps a person-turn index (0 = the person's first turn) to something people really do
-    on that turn: "two_discs", "wrong_colour" or "take_back"; the simulated person then
+    on that turn: "two_discs", "wrong_colour", "take_back" or "again_in_robot_turn" (a second disc while the
+    arm plays the robot's answer); the simulated person then
     puts it right when the game tells them what is wrong (`person_fixes`). Every disc the person plays is
     brought by their hand (`sim.person.Person`: the plain room's quick one unless `person` is given), whose visit
     goes on while the game looks; `lingers` maps a person-turn index to where and how long that turn's hand
@@ -69,6 +70,7 @@ class SimTable:
         self.person_turns = 0
         self._extra_discs: list[int] = []
         self._taken: tuple[tuple[int, int], int] | None = None
+        self._again_in_robot_turn = False
         world.set_dispenser_player(ROBOT_DISCS)
 
     def world_player(self, player: int) -> int:
@@ -82,6 +84,11 @@ class SimTable:
         return np.where(world == 0, 0, np.where(world == first, 1, 2)).astype(np.int8)
 
     def robot_drop(self, column: int) -> float:
+        if self._again_in_robot_turn:  # the person's hand comes in while the arm moves
+            self._again_in_robot_turn = False
+            top = self.world.board_state()[-1]
+            other = next(c for c in range(len(top)) if c != column and top[c] == 0)
+            self._extra_discs.append(self.person.drop(other, PERSON_DISCS, draw_linger=False).disc)
         return play_column(self.arm, self.planner, column).arm_s
 
     def person_turn(self, position: Position) -> None:
@@ -99,8 +106,13 @@ class SimTable:
             self._extra_discs.append(self.person.drop(column, ROBOT_DISCS, linger).disc)
         elif trick == "take_back":
             self._take_back_last_disc()
+        elif trick == "again_in_robot_turn":
+            self.person.drop(column, PERSON_DISCS, linger)
+            self._again_in_robot_turn = True
         else:
-            raise ValueError(f"unknown mischief {trick!r}: use two_discs, wrong_colour or take_back")
+            raise ValueError(
+                f"unknown mischief {trick!r}: use two_discs, wrong_colour, take_back or again_in_robot_turn"
+            )
         log.info("simulated person: column %d%s", column + 1, f" ({trick})" if trick else "")
 
     def _take_back_last_disc(self) -> None:

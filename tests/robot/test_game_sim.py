@@ -51,7 +51,7 @@ def test_robot_first_against_an_engine_person_wins_or_draws(tmp_path: Path) -> N
     assert summary["board_agreement"] is True
 
 
-@pytest.mark.parametrize("trick", ["two_discs", "wrong_colour", "take_back"])
+@pytest.mark.parametrize("trick", ["two_discs", "wrong_colour", "take_back", "again_in_robot_turn"])
 def test_what_people_do_is_told_and_the_game_goes_on(tmp_path: Path, trick: str) -> None:
     told: list[str] = []
     summary = play_sim_game(_args(seed=4), told.append, tmp_path / "g.json", mischief={1: trick})
