@@ -237,7 +237,7 @@ def run_bench_game(args: argparse.Namespace) -> int:
     if args.rooms is not None:
         from robot.cli.room_games import run_bench_rooms
 
-        return run_bench_rooms(args, play_sim_game, bench_game_args)
+        return run_bench_rooms(args, bench_game_args)
     if args.games < 1:
         raise ValueError(f"--games {args.games} must be at least 1")
     rows = []

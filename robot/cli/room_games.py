@@ -1,9 +1,12 @@
 """`c4robot bench game --rooms N`: N whole simulated games, each in its own seeded room (light, webcam pose,
 backdrop), reporting games finished, board agreement after every move, false events and robot turns per game.
 
-No one misbehaves in these games, so every event the game tells the person is a false one. Every failure is
-printed with its room, what was said and the loop's disagreement; `--frames DIR` also saves the camera's frame
-of each (the frame the game had just looked at when it spoke or disagreed), for whoever fixes the reader.
+No one misbehaves in these games, but the person's hand does linger in front of the board: an event that says
+something covers columns of the board is true when the hand hid holes in every column it names at that moment
+(`sim.person.Person.hidden_holes`, the segmentation of the webcam's view), and every other event is false.
+Every failure is printed with its room, what was said (with what the hand really hid) and the loop's
+disagreement; `--frames DIR` also saves the camera's frame of each (the frame the game had just looked at when
+it spoke or disagreed), for whoever fixes the reader.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import logging
+import re
 import statistics
 import tempfile
 import time
@@ -25,10 +29,9 @@ from robot.cli.view_commands import opened_view
 ROOM_GIVE_UP_S = 60.0  # a board that shows no move for a minute in a room will not: the reader cannot see it
 
 
-def run_bench_rooms(args: argparse.Namespace, play_game: Callable, game_args: Callable) -> int:
-    """Play the games (`play_game` is `play --sim`'s, `game_args(seed, opponent, robot_first, **more)` its
-    arguments), print the table and every failure; exit status 1 unless every game finished in agreement with
-    no false event."""
+def run_bench_rooms(args: argparse.Namespace, game_args: Callable) -> int:
+    """Play the games (`game_args(seed, opponent, robot_first, **more)`: what `play --sim` would be given), print
+    the table and every failure; exit status 1 unless every game finished in agreement with no false event."""
     from sim.room import room_for
 
     games = []
@@ -41,8 +44,7 @@ def run_bench_rooms(args: argparse.Namespace, play_game: Callable, game_args: Ca
                 keeper = _FrameKeeper(server and server.view)
                 warnings.records, warnings.keeper = game.warnings, keeper
                 game.play(
-                    play_game,
-                    game_args(game.seed, args.opponent, game.robot_first, room=args.room, give_up_s=ROOM_GIVE_UP_S),
+                    game_args(game.seed, args.opponent, game.robot_first, room=args.room),
                     Path(folder) / f"game{index}.json",
                     keeper,
                 )
@@ -52,25 +54,28 @@ def run_bench_rooms(args: argparse.Namespace, play_game: Callable, game_args: Ca
     finally:
         logging.getLogger("robot.game.loop").removeHandler(warnings)
     print(
-        f"{'game':>4} {'seed':>5} {'robot':>6} {'result':>8} {'moves':>5} {'agree':>5} {'false':>5} {'turns':>5} "
-        f"{'wall s':>6}  room ({args.room})"
+        f"{'game':>4} {'seed':>5} {'robot':>6} {'result':>8} {'moves':>5} {'agree':>5} {'false':>5} {'hand':>4} "
+        f"{'turns':>5} {'wall s':>6}  room ({args.room})"
     )
     for index, game in enumerate(games, 1):
         print(
             f"{index:>4} {game.seed:>5} {'first' if game.robot_first else 'second':>6} {game.result:>8} "
-            f"{len(game.summary.get('moves', '')):>5} {'yes' if game.agrees else 'no':>5} {len(game.events):>5} "
-            f"{len(game.summary.get('turns', [])):>5} {game.wall_s:>6.0f}  {room_for(args.room, game.seed).describe()}"
+            f"{len(game.summary.get('moves', '')):>5} {'yes' if game.agrees else 'no':>5} {len(game.false_events):>5} "
+            f"{len(game.events) - len(game.false_events):>4} {len(game.summary.get('turns', [])):>5} "
+            f"{game.wall_s:>6.0f}  {room_for(args.room, game.seed).describe()}"
         )
     turns = [len(game.summary["turns"]) for game in games if game.summary]
-    finished, agreeing, false_events = (
+    finished, agreeing, false_events, hand_events = (
         sum(game.finished for game in games),
         sum(game.agrees for game in games),
-        sum(len(game.events) for game in games),
+        sum(len(game.false_events) for game in games),
+        sum(len(game.events) - len(game.false_events) for game in games),
     )
     print()
     print(f"games finished: {finished}/{len(games)}")
     print(f"board agreement after every move: {agreeing}/{len(games)} games")
-    print(f"false events (no one misbehaved in these games, so every event is false): {false_events}")
+    print(f"false events (no one misbehaved; not a hand really in front of the columns named): {false_events}")
+    print(f"hand events (something covers columns the person's hand really hid then): {hand_events}")
     if turns:
         print(f"robot turns per game: median {statistics.median(turns):g} (min {min(turns)}, max {max(turns)})")
     for index, game in enumerate(games, 1):
@@ -94,15 +99,18 @@ class _RoomGame:
     warnings: list[str] = dataclasses.field(default_factory=list)
     wall_s: float = 0.0
     frames: list[Path] = dataclasses.field(default_factory=list)
+    false_events: list[str] = dataclasses.field(default_factory=list)
 
-    def play(self, play_game: Callable, game_args: argparse.Namespace, log_path: Path, view) -> None:
+    def play(self, game_args: argparse.Namespace, log_path: Path, keeper: _FrameKeeper) -> None:
+        """Play the game in its room, the keeper watching; judge what was said against what the hand did."""
         started = time.perf_counter()
         try:
-            self.summary = play_game(game_args, lambda message: None, log_path, view=view)
+            self.summary = _play_in_room(game_args, log_path, keeper)
             self.failure = self.summary.get("stopped")
         except Exception as error:  # noqa: BLE001 - a game that fails in a room is a finding, not the end
             self.failure = f"{type(error).__name__}: {error}"
         self.wall_s = time.perf_counter() - started
+        self.false_events = keeper.false_events(self.events)
 
     @property
     def finished(self) -> bool:
@@ -118,22 +126,61 @@ class _RoomGame:
 
     @property
     def problems(self) -> list[str]:
-        """Why it stopped, every event said, the first disagreement."""
-        return ([self.failure] if self.failure else []) + self.events + self.warnings[:1]
+        """Why it stopped, every false event, the first disagreement."""
+        return ([self.failure] if self.failure else []) + self.false_events + self.warnings[:1]
 
     @property
     def result(self) -> str:
         return self.summary.get("winner") or "stopped"
 
 
+def _play_in_room(game_args: argparse.Namespace, log_path: Path, keeper: _FrameKeeper) -> dict:
+    """`play --sim` in the room of `game_args`, watched by `keeper` (who is shown the person's hand): its summary.
+
+    A simulated person acts at once, so a board that shows no move for `ROOM_GIVE_UP_S` will not change."""
+    from robot.game.loop import GameSettings
+    from robot.game.sim_table import SimGame
+
+    with SimGame(
+        seed=game_args.seed,
+        gui=False,
+        opponent=game_args.opponent,
+        robot_first=game_args.robot_first,
+        tell=lambda message: None,
+        room=game_args.room,
+    ) as game_setup:
+        settings = GameSettings(
+            robot_first=game_args.robot_first,
+            time_budget_s=game_args.time_ms / 1000.0,
+            level=game_args.level,
+            seed=game_args.seed,
+            remind_after_s=20.0,
+            give_up_after_s=ROOM_GIVE_UP_S,
+        )
+        game = game_setup.game(settings, log_path, None)
+        keeper.person = game_setup.table.person
+        game.watch(keeper)
+        return game.play().summary()
+
+
+@dataclasses.dataclass(frozen=True)
+class _Said:
+    """A message of the game (or a warning of the loop), the frame it was about, the columns the hand hid then."""
+
+    message: str
+    frame: np.ndarray | None
+    hidden_columns: frozenset[int]
+
+
 class _FrameKeeper:
-    """Watches a bench game (passing everything on to the live view, if one is open): the last camera frame,
-    and the frame at which each message was said or the loop disagreed."""
+    """Watches a bench game (passing everything on to the live view, if one is open): the last camera frame, and
+    for each message said or disagreement the frame it was about and the columns the person's hand hid then."""
 
     def __init__(self, view) -> None:
         self.view = view
         self.frame: np.ndarray | None = None
-        self.at: dict[str, np.ndarray] = {}
+        self.said: list[_Said] = []
+        self.person = None  # the game's sim.person.Person, once the game is built
 
     def on_state(self, snapshot: dict) -> None:
         if snapshot.get("message"):
@@ -147,15 +194,34 @@ class _FrameKeeper:
             self.view.on_frame(frame, reading)
 
     def mark(self, message: str) -> None:
-        if self.frame is not None and message not in self.at:
-            self.at[message] = self.frame
+        """Keep the frame `message` is about and what the hand hid at that moment (the world waits meanwhile)."""
+        hidden: frozenset[int] = frozenset()
+        if self.person is not None and self.person.is_busy:
+            shares = self.person.hidden_holes()
+            hidden = frozenset(int(c) for c in np.flatnonzero((shares > 0).any(axis=0)))
+        self.said.append(_Said(message, self.frame, hidden))
+
+    def false_events(self, events: list[str]) -> list[str]:
+        """The events (in the order said) that are not a true cover: a message that something covers columns
+        the hand did not all hide then, or any other message; each with what the hand hid."""
+        false, start = [], 0
+        for event in events:
+            at = next((i for i in range(start, len(self.said)) if self.said[i].message == event.splitlines()[0]), None)
+            hidden = self.said[at].hidden_columns if at is not None else frozenset()
+            start = start if at is None else at + 1
+            named = named_columns(event) if "cover" in event.lower() else frozenset()
+            if not named or not named <= hidden:
+                where = ", ".join(str(c + 1) for c in sorted(hidden)) or "none"
+                false.append(f"{event} [the hand hid holes in columns: {where}]")
+        return false
 
     def save(self, folder: Path, name: str, problems: list[str]) -> list[Path]:
         """The frames of `problems` (the last frame for one said before any was seen) as PNGs in `folder`."""
         folder.mkdir(parents=True, exist_ok=True)
         saved = []
         for index, problem in enumerate(problems):
-            frame = next((f for message, f in self.at.items() if message.startswith(problem[:60])), self.frame)
+            frame = next((s.frame for s in self.said if problem.startswith(s.message[:60])), None)
+            frame = self.frame if frame is None else frame
             if frame is None:
                 continue
             path = folder / f"{name}_{index + 1}.png"
@@ -163,6 +229,18 @@ class _FrameKeeper:
                 raise OSError(f"cannot write {path}: check that the folder is writable")
             saved.append(path)
         return saved
+
+
+def named_columns(message: str) -> frozenset[int]:
+    """0-based columns a sentence names as "column 3", "columns 3-5" or "columns 1, 4-6" (vision's column span)."""
+    found = re.search(r"columns? (\d+(?:-\d+)?(?:, \d+(?:-\d+)?)*)", message)
+    if found is None:
+        return frozenset()
+    columns: set[int] = set()
+    for part in found.group(1).split(", "):
+        first, _, last = part.partition("-")
+        columns.update(range(int(first) - 1, int(last or first)))
+    return frozenset(columns)
 
 
 class _LoopWarnings(logging.Handler):

@@ -174,3 +174,39 @@ def test_record_saves_each_move_and_a_video(tmp_path: Path) -> None:
     pictures = sorted((tmp_path / "rec").glob("move_*.png"))
     assert len(pictures) == len(summary["moves"])
     assert (tmp_path / "rec" / "game.mp4").stat().st_size > 0
+
+
+def test_bench_rooms_reads_the_columns_a_sentence_names() -> None:
+    from robot.cli.room_games import named_columns
+
+    assert named_columns("Something covers column 3 of the board: I am waiting") == {2}
+    assert named_columns("Something covers columns 1-4, 6-7 of the board: I am waiting") == {0, 1, 2, 3, 5, 6}
+    assert named_columns("No new disc yet.") == frozenset()
+
+
+def test_bench_rooms_judges_a_cover_by_what_the_hand_really_hid() -> None:
+    """Said while the hand lingers over columns 3-5: "covers columns 3-5" is true, "covers columns 1-5" is not
+    (column 1 is in view), nor is any other sentence; said after the hand withdrew, no cover is true."""
+    import numpy as np
+
+    from robot.cli.room_games import _FrameKeeper
+    from sim import World
+    from sim.person import Habits, Linger, Person
+
+    true_cover = "Something covers columns 3-5 of the board: I am waiting until I can see it."
+    wide_cover = "Something covers columns 1-5 of the board: I am waiting until I can see it."
+    other = "I see 2 new discs (columns 3, 4): please play one disc per turn."
+    keeper = _FrameKeeper(view=None)
+    with World(seed=2) as world:
+        keeper.person = Person(world, Habits.for_room("varied", 2), np.random.default_rng(2))
+        visit = keeper.person.drop(5, 1, Linger(columns=(2, 4), seconds=2.0))
+        world.step(sum(visit.lingers_s) / 2 - (world.time_s - visit.started_s))
+        for message in (true_cover, wide_cover, other):
+            keeper.mark(message)
+        keeper.person.finish()
+        keeper.mark(true_cover)
+    false = keeper.false_events([true_cover, wide_cover, other, true_cover])
+    assert [event.split(" [")[0] for event in false] == [wide_cover, other, true_cover]
+    hid = false[0].split("the hand hid holes in columns: ")[1].rstrip("]").split(", ")
+    assert {"3", "4", "5"} <= set(hid) and "1" not in hid  # the forearm may cross more columns, never column 1
+    assert false[-1].endswith("the hand hid holes in columns: none]")

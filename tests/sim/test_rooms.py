@@ -114,7 +114,7 @@ def test_bench_game_in_rooms_reports_each_game_with_its_room(capsys: pytest.Capt
     assert room_for("varied", 2).describe() in out
     assert "games finished: 1/1" in out
     assert "board agreement after every move: 1/1 games" in out
-    assert "false events (no one misbehaved in these games, so every event is false): 0" in out
+    assert "false events (no one misbehaved; not a hand really in front of the columns named): 0" in out
     assert "robot turns per game: median" in out
 
 
