@@ -61,10 +61,14 @@ FREE_COUNTS = 0.0
 
 # An empty cell is sure only when its hole shows what is behind the board. A hole whose ring is, all but a
 # DISC_LIKE_SHARE, one light of a disc colour (SHADOW_RANGE) no background colour explains, reaching the rim all
-# round, may be a disc that light has changed (washed out, dim, a colour cast): read empty, it is no surer than
-# UNPROVEN_EMPTY_CONFIDENCE.
+# round but for UNPROVEN_DENT_PITCH, may be a disc that light or the camera has changed (washed out, dim, a colour
+# cast; JPEG blocks and blur move its edge by 0.05 pitch): read empty, it is no surer than UNPROVEN_EMPTY_CONFIDENCE.
 DISC_LIKE_SHARE = 0.8
+UNPROVEN_DENT_PITCH = 0.08
 UNPROVEN_EMPTY_CONFIDENCE = 0.5
+# A ring pixel is the room's, not a disc's in other light, when a background colour explains it better by this
+# much (weighted Lab): JPEG and noise move a yellow disc's pixels half way to wood of nearly its colour.
+CLEAR_CLAIM_MARGIN = 6.0
 
 
 @dataclass(frozen=True)
@@ -278,16 +282,16 @@ def background_colours(
 
 
 def background_claims(
-    samples: HoleSamples, colours: tuple[np.ndarray, ...], background: tuple[np.ndarray, ...]
+    samples: HoleSamples, colours: tuple[np.ndarray, ...], background: tuple[np.ndarray, ...], margin: float = 0.0
 ) -> np.ndarray:
     """(holes, ring pixels): the pixels a background colour explains better than any light on a disc colour does.
 
     The disc colours are given every shade in SHADOW_RANGE here, so a disc's own shadowed side stays the
     disc's however near a background it comes; what no light makes of a disc colour (wood is a duller
-    yellow at the same lightness) goes to the background.
+    yellow at the same lightness) goes to the background; by `margin` at least, where only a clear win counts.
     """
     disc = shaded_distances(samples.pixels, np.asarray(colours), SHADOW_RANGE).min(axis=-1)
-    return colour_distances(samples, background).min(axis=-1) < disc
+    return colour_distances(samples, background).min(axis=-1) + margin < disc
 
 
 def _with_background(samples: HoleSamples, outcome: _Outcome, imbalance_cost: float, learn_colours: bool) -> _Outcome:
@@ -351,8 +355,8 @@ def _unproven_empty(samples: HoleSamples, outcome: _Outcome) -> np.ndarray:
     in_some_light = shaded_distances(samples.pixels, np.asarray(outcome.colours), SHADOW_RANGE) < MATCH_RADIUS
     background = background_colours(samples, outcome.grid, outcome.colours)
     if background:
-        in_some_light &= ~background_claims(samples, outcome.colours, background)[..., None]
-    reaches_rim = outcome.dents <= DENT_TOLERANCE_PITCH
+        in_some_light &= ~background_claims(samples, outcome.colours, background, CLEAR_CLAIM_MARGIN)[..., None]
+    reaches_rim = outcome.dents <= UNPROVEN_DENT_PITCH
     return empty & ((in_some_light.mean(axis=1) >= DISC_LIKE_SHARE) & reaches_rim).any(axis=1)
 
 
