@@ -45,7 +45,7 @@ def exact_answer(
     root_score = known.get(position.key())
     proved_column = None  # the perfect move the root's solve names, if it names one
     if root_score is None:
-        root = timed_solve(position, node_budget(), weak)
+        root = timed_solve(position, node_budget, weak)
         if root is None:
             return None
         spent_nodes, root_score, proved_column = root.nodes, root.score, root.column
@@ -67,7 +67,7 @@ def exact_answer(
             child = position.play(col)
             child_score = 0 if child.is_draw() else known.get(child.key())
             if child_score is None:
-                solved = timed_solve(child, node_budget(), weak)
+                solved = timed_solve(child, node_budget, weak)
                 if solved is None:
                     continue  # a hard child: the next one may still prove the root's score
                 spent_nodes += solved.nodes
@@ -125,7 +125,7 @@ def unless_proven_lost(position: Position, answer: SearchResult, limit: Limit, s
         child = position.play(col)
         if position.is_winning_move(col) or child.is_draw():
             break
-        solved = timed_solve(child, nodes_until(deadline), weak=True)
+        solved = timed_solve(child, lambda: nodes_until(deadline), weak=True)
         if solved is None or solved.score <= 0:
             break  # not proven to lose (or out of time): the best move left
     else:

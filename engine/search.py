@@ -26,6 +26,7 @@ import threading
 import time
 from collections import ChainMap
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from engine.exact_answer import TIMER_MARGIN_S, exact_answer, unless_proven_lost
@@ -59,8 +60,7 @@ def warm_up(width: int = 7, height: int = 6, connect: int = 4) -> None:
     heuristic.set_board(position.to_array())
     heuristic.iterate(1, make_weights(), centre_first(width), 0, 1 << 62)
     if position.fits_64_bits:
-        solver().clear()  # touches the table's memory now rather than during the first move
-        solver().solve(position.play(0).play(0), node_limit=1)
+        solver().clear()  # loads the solver's kernel and touches the table's memory now
 
 
 def search(
@@ -85,6 +85,22 @@ def search(
     Raises ValueError for a finished game, an unknown level or style.
     """
     started = time.perf_counter() if started is None else started
+    answer = _choose(position, limit, level, rng, style, use_book, known or {}, known_outcomes or {}, started)
+    return replace(answer, ms=ms_since(started))  # a layer's answer may be returned after later layers ran
+
+
+def _choose(
+    position: Position,
+    limit: Limit,
+    level: int,
+    rng: random.Random | None,
+    style: str,
+    use_book: bool,
+    known: Mapping[int, int],
+    known_outcomes: Mapping[int, int],
+    started: float,
+) -> SearchResult:
+    """search()'s answer, through the layers of the module's docstring."""
     if position.is_over():
         raise ValueError("the game is over: there is no move to search")
     settings = level_settings(level)
@@ -107,10 +123,8 @@ def search(
     )
     if solvable:
         kept = book_answer(position, early_book(), started) if use_book else None
-        kept = kept or exact_answer(
-            position, limit, rng, started, ChainMap(known or {}, known_outcomes or {}), weak=True
-        )
-        optimal = exact_answer(position, limit, rng, started, known or {}, weak=False)
+        kept = kept or exact_answer(position, limit, rng, started, ChainMap(known, known_outcomes), weak=True)
+        optimal = exact_answer(position, limit, rng, started, known, weak=False)
         if optimal is not None or kept is not None:
             return optimal or kept
     from engine.evaluation import make_weights

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the numba-backed modules load on the first search, so `import engine` stays quick
@@ -34,12 +35,16 @@ def searcher(position: Position) -> AlphaBeta:
 
 
 def solver() -> Solver:
-    """This thread's exact solver."""
+    """This thread's exact solver, its kernel loaded (a one-node solve): a node budget reckoned after this
+    call is not eaten by the load (0.3-1 s in a fresh process)."""
+    from engine.position import Position
     from engine.solver import Solver
 
     found = getattr(_local, "solver", None)
     if found is None:
-        found = _local.solver = Solver(SOLVER_TABLE_MB)
+        found = Solver(SOLVER_TABLE_MB)
+        found.solve(Position.from_moves("11"), node_limit=1)
+        _local.solver = found
         _local.solver_nodes_per_s = FIRST_SOLVER_NODES_PER_S
     return found
 
@@ -54,15 +59,20 @@ def nodes_until(deadline: float) -> int:
     return int(solver_nodes_per_s() * (deadline - time.perf_counter()))
 
 
-def timed_solve(position: Position, node_budget: int, weak: bool = False) -> SolveResult | None:
-    """Solve within `node_budget` nodes (None if not enough) and learn this thread's solver speed."""
-    if node_budget < MIN_SOLVER_NODES:
-        return None
+def timed_solve(position: Position, node_budget: Callable[[], int], weak: bool = False) -> SolveResult | None:
+    """Solve within `node_budget()` nodes (None if not enough) and learn this thread's solver speed.
+
+    The budget is asked for once the solver is loaded, so that loading it comes out of the budget."""
+    if node_budget() < MIN_SOLVER_NODES:
+        return None  # not even worth loading the solver
     exact = solver()
+    allowed = node_budget()
+    if allowed < MIN_SOLVER_NODES:
+        return None
     started = time.perf_counter()
-    result = exact.solve(position, weak=weak, node_limit=node_budget)
+    result = exact.solve(position, weak=weak, node_limit=allowed)
     elapsed_s = time.perf_counter() - started
-    nodes = node_budget if result is None else result.nodes
+    nodes = allowed if result is None else result.nodes
     if nodes > MIN_SOLVER_NODES and elapsed_s > 0:
         _local.solver_nodes_per_s = 0.6 * _local.solver_nodes_per_s + 0.4 * nodes / elapsed_s
     return result

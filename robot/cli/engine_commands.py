@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from engine.testsets import DEFAULT_TESTSETS, SET_NAMES, read_test_set
 from robot.cli.common import COMMON, bounded_int, finite_float, quantile, quoted
+from robot.cli.player_commands import bench_budget, bench_play, prepare_engine_aloud
 
 if TYPE_CHECKING:
     from engine import Position, Solver
@@ -129,6 +130,7 @@ def run_solve(args: argparse.Namespace) -> int:
     from engine import Position, Solver
 
     solver = Solver(args.table_mb)
+    prepare_engine_aloud()
     status = 0
     batches = ([line] for line in sys.stdin) if sys.stdin.isatty() else iter([sys.stdin.readlines()])
     number = 0
@@ -203,6 +205,7 @@ def run_analyze(args: argparse.Namespace) -> int:
     if len(args.moves) > MAX_MOVES:
         raise ValueError(f"moves {quoted(args.moves)}: a 7x6 board holds at most {MAX_MOVES}")
     position = Position.from_moves(args.moves)
+    prepare_engine_aloud()
     started = time.perf_counter()
     scores = Solver(args.table_mb).analyze(position, args.weak, lambda child: book_score(child, args.weak))
     elapsed_s = time.perf_counter() - started
@@ -252,8 +255,6 @@ def _python_call_us(solver: Solver) -> float:
 
 def run_bench(args: argparse.Namespace) -> int:
     if args.play or args.budget is not None:
-        from robot.cli.player_commands import bench_budget, bench_play
-
         return bench_budget(args) if args.budget is not None else bench_play(args)
     from engine import Position, Solver
     from engine.scores import outcome
@@ -268,6 +269,7 @@ def run_bench(args: argparse.Namespace) -> int:
         raise FileNotFoundError(f"test sets folder {args.testsets} not found: give it with --testsets DIR")
     sets = {name: read_test_set(args.testsets, name, args.lines) for name in names}
     solver = Solver(args.table_mb)
+    prepare_engine_aloud()
     started = time.perf_counter()
     solver.solve_many([Position.from_moves("2252576253462244111563365343671351441")])  # loads (or compiles) the kernels
     if args.versus is not None:

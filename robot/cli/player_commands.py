@@ -9,6 +9,7 @@ import argparse
 import json
 import random
 import statistics
+import sys
 import time
 from pathlib import Path
 
@@ -83,6 +84,13 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
         action.set_defaults(run=run_book_build)
 
 
+def prepare_engine_aloud() -> None:
+    """Compile the engine's kernels on the very first run, saying so on stderr (engine.preparation)."""
+    from engine.preparation import prepare_engine
+
+    prepare_engine(lambda line: print(f"c4robot: {line}", file=sys.stderr, flush=True))
+
+
 def run_move(args: argparse.Namespace) -> int:
     from engine.position import Position
     from engine.search import Limit, search
@@ -92,6 +100,7 @@ def run_move(args: argparse.Namespace) -> int:
             f"moves {quoted(args.moves)}: a {args.width}x{args.height} board holds at most {args.width * args.height}"
         )
     position = Position.from_moves(args.moves, args.width, args.height)
+    prepare_engine_aloud()  # a one-off, before the budget starts: what is left to load counts in it
     known_at = time.perf_counter()  # the budget counts from here: loading the engine comes out of it
     rng = random.Random(args.seed) if args.seed is not None else None
     limit = Limit(time=args.time_ms / 1000.0)
@@ -126,6 +135,7 @@ def run_match(args: argparse.Namespace) -> int:
 
     if args.games < 1:
         raise ValueError(f"--games {args.games} is below 1: play at least one game")
+    prepare_engine_aloud()
     warm_up()
     limit = Limit(time=args.time_ms / 1000.0)
     a, b = make_player(args.a, limit), make_player(args.b, limit)
@@ -168,6 +178,7 @@ def bench_play(args: argparse.Namespace) -> int:
     folder = getattr(args, "testsets", None) or DEFAULT_TESTSETS
     names = [name.strip() for name in getattr(args, "sets", "").split(",") if name.strip()] or list(SET_NAMES)
     use_book, ponder = not args.no_book, not args.no_ponder
+    prepare_engine_aloud()
     warm_up()
     judge = Solver()
     limit = Limit(time=BUDGET_MS / 1000.0)
@@ -215,6 +226,7 @@ def bench_budget(args: argparse.Namespace) -> int:
         raise ValueError(f"--budget {wanted}: give how many answers to time, e.g. 10000")
     width, height = getattr(args, "width", 7), getattr(args, "height", 6)
     openings = _opening_plies(args)
+    prepare_engine_aloud()
     warm_up(width, height)  # also refuses a board size it cannot play, before any game
     limit = Limit(time=BUDGET_MS / 1000.0)
     records: list = []

@@ -132,3 +132,24 @@ def test_a_heuristic_move_not_proven_to_lose_stands() -> None:
     )
     answer = SearchResult(column, 0, False, 8, 1000, 0.0, (column,), tuple(0 for _ in range(position.width)))
     assert unless_proven_lost(position, answer, Limit(time=0.5), time.perf_counter()) is answer
+
+
+def test_the_budget_counts_from_when_the_position_was_known() -> None:
+    """A position known 0.4 s before the search starts (a slow board reading) leaves 0.1 s of a 0.5 s
+    budget: the early book's move off the robot's lines comes without a solve, and the answer's time
+    counts from then."""
+    position = Position.from_moves("4343")  # off the opening book, in the early book
+    known_at = time.perf_counter() - 0.4
+    result = search(position, Limit(time=0.5), started=known_at)
+    assert result.nodes == 0 and position.can_play(result.column)
+    assert 400 <= result.ms <= (time.perf_counter() - known_at) * 1000
+
+
+def test_the_time_of_an_answer_is_all_the_time_it_took() -> None:
+    """The early book's move is kept while the strong solver tries for a perfect one; when that fails
+    the kept move is the answer, and its time includes the failed try."""
+    position = Position.from_moves("4343")
+    started = time.perf_counter()
+    result = search(position, Limit(time=0.5))
+    took_ms = (time.perf_counter() - started) * 1000
+    assert result.nodes == 0 and took_ms - 5 <= result.ms <= took_ms
