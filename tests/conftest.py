@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+
+# `c4robot move` leaves a resident engine behind for the next call (engine.resident): not from tests.
+os.environ["C4ROBOT_RESIDENT"] = "0"
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 
