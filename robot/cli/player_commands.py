@@ -84,14 +84,18 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
         action.set_defaults(run=run_book_build)
 
 
-def prepare_engine_aloud() -> None:
-    """Compile the engine's kernels on the very first run, saying so on stderr (engine.preparation)."""
+def prepare_engine_aloud() -> float | None:
+    """Compile the engine's kernels on the very first run, saying so on stderr (engine.preparation);
+    the seconds it took, None when they were ready."""
     from engine.preparation import prepare_engine
 
-    prepare_engine(lambda line: print(f"c4robot: {line}", file=sys.stderr, flush=True))
+    return prepare_engine(lambda line: print(f"c4robot: {line}", file=sys.stderr, flush=True))
 
 
 def run_move(args: argparse.Namespace) -> int:
+    """The robot's move, from the resident engine when one is up (engine.resident), else searched here
+    (then a resident is started for the next call)."""
+    from engine import resident
     from engine.position import Position
     from engine.search import Limit, search
 
@@ -100,11 +104,26 @@ def run_move(args: argparse.Namespace) -> int:
             f"moves {quoted(args.moves)}: a {args.width}x{args.height} board holds at most {args.width * args.height}"
         )
     position = Position.from_moves(args.moves, args.width, args.height)
-    prepare_engine_aloud()  # a one-off, before the budget starts: what is left to load counts in it
-    known_at = time.perf_counter()  # the budget counts from here: loading the engine comes out of it
-    rng = random.Random(args.seed) if args.seed is not None else None
-    limit = Limit(time=args.time_ms / 1000.0)
-    result = search(position, limit, level=args.level, rng=rng, style=args.style, started=known_at)
+    known_at, known_at_monotonic = time.perf_counter(), time.monotonic()  # the budget counts from here
+    request = {
+        "moves": args.moves,
+        "width": args.width,
+        "height": args.height,
+        "level": args.level,
+        "style": args.style,
+        "seed": args.seed,
+        "time_ms": args.time_ms,
+        "known_at": known_at_monotonic,
+    }
+    result = resident.ask_resident(request) if resident.enabled() else None
+    if result is None:
+        if prepare_engine_aloud():
+            known_at = time.perf_counter()  # a first run's compiling is not the move's time
+        rng = random.Random(args.seed) if args.seed is not None else None
+        limit = Limit(time=args.time_ms / 1000.0)
+        result = search(position, limit, level=args.level, rng=rng, style=args.style, started=known_at)
+        if resident.enabled():
+            resident.start_resident()
     if args.json:
         print(
             json.dumps(

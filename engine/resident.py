@@ -1,0 +1,184 @@
+"""The engine kept loaded between `c4robot move` calls: a process that answers searches on a Unix socket.
+
+Why: a fresh process spends 0.5-1.5 s loading numba and the kernels before its first search, more than
+the whole 500 ms budget. So the first `move` answers in its own process and leaves a resident behind
+(`start_resident`); later calls ask it (`ask_resident`: a connect and a JSON line each way) and take
+little more than Python's own start. The resident answers one search at a time, each within the
+budget counted from when its caller knew the position (time.monotonic() is the same clock in every
+process), keeps its solver's table between questions as a game does, and quits after IDLE_S without
+one. Its socket's name carries the engine sources' fingerprint: an edited engine is never asked, a new
+resident starts for it. C4ROBOT_RESIDENT=0 turns it off (each call then loads the engine itself).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from engine.kernel_cache import sources_fingerprint
+from engine.search_types import SearchResult
+
+IDLE_S = 600.0  # a resident quits after this long without a question
+CONNECT_TIMEOUT_S = 0.05  # a live resident accepts at once: longer means none is there
+ANSWER_SLACK_S = 5.0  # beyond the budget, before a caller gives up on a resident's answer
+MAX_REQUEST_BYTES = 4096
+
+
+def enabled() -> bool:
+    """False when C4ROBOT_RESIDENT=0 (tests, or a user who wants no process left behind)."""
+    return os.environ.get("C4ROBOT_RESIDENT", "1") != "0"
+
+
+def socket_path() -> Path:
+    """This user's socket for the engine's current sources, in a folder only this user may enter."""
+    base = Path(os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()) / f"c4robot-{os.getuid()}"
+    return base / f"engine-{sources_fingerprint()[:16]}.sock"
+
+
+def _private(folder: Path) -> bool:
+    """True when `folder` is this user's and nobody else's (not a folder someone else made in /tmp)."""
+    try:
+        status = folder.stat()
+    except OSError:
+        return False
+    return status.st_uid == os.getuid() and status.st_mode & 0o077 == 0
+
+
+def ask_resident(request: dict, path: Path | None = None) -> SearchResult | None:
+    """The resident's answer to `request` (see `answer`), or None when no resident answers in time.
+
+    Raises ValueError with the resident's sentence when it refuses the request (a finished game, ...).
+    """
+    path = path or socket_path()
+    if not _private(path.parent):
+        return None
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+        try:
+            connection.settimeout(CONNECT_TIMEOUT_S)
+            connection.connect(str(path))
+            connection.settimeout(request["time_ms"] / 1000.0 + ANSWER_SLACK_S)
+            connection.sendall(json.dumps(request).encode() + b"\n")
+            reply = json.loads(_read_line(connection) or "null")
+        except (OSError, ValueError):
+            return None
+    if not isinstance(reply, dict):
+        return None
+    if "error" in reply:
+        raise ValueError(reply["error"])
+    return SearchResult(**{**reply, "pv": tuple(reply["pv"]), "column_scores": tuple(reply["column_scores"])})
+
+
+def start_resident(path: Path | None = None) -> None:
+    """Start a resident in the background, detached from this process and its terminal."""
+    with contextlib.suppress(OSError):
+        subprocess.Popen(
+            [sys.executable, "-m", "engine.resident", str(path or socket_path())],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            close_fds=True,
+        )
+
+
+def answer(request: dict) -> SearchResult:
+    """The search a `move` asks for: `moves`, `width`, `height`, `level`, `style`, `seed` (or None),
+    `time_ms`, and `known_at`, the caller's time.monotonic() when it knew the position."""
+    from engine.position import Position
+    from engine.search import Limit, search
+
+    position = Position.from_moves(request["moves"], request["width"], request["height"])
+    started = time.perf_counter() - max(0.0, time.monotonic() - request["known_at"])
+    rng = random.Random(request["seed"]) if request["seed"] is not None else None
+    limit = Limit(time=request["time_ms"] / 1000.0)
+    return search(position, limit, level=request["level"], rng=rng, style=request["style"], started=started)
+
+
+def serve(path: Path, idle_s: float = IDLE_S) -> None:
+    """Answer on `path` until `idle_s` pass without a question; return at once if another resident has it."""
+    from engine.search import warm_up
+
+    if _alive(path):
+        return
+    warm_up()  # before listening: a caller that finds the socket gets its answer without the load
+    listener = _listen(path)
+    if listener is None:
+        return
+    try:
+        listener.settimeout(idle_s)
+        while True:
+            try:
+                connection, _ = listener.accept()
+            except TimeoutError:
+                return
+            with connection:
+                _answer_one(connection)
+    finally:
+        listener.close()
+        with contextlib.suppress(OSError):
+            path.unlink()
+
+
+def _listen(path: Path) -> socket.socket | None:
+    """A socket listening on `path`, or None when a live resident listens there already.
+    A socket file left by a resident that died is replaced."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if not _private(path.parent):
+        return None
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        listener.bind(str(path))
+    except OSError:
+        if _alive(path):
+            listener.close()
+            return None
+        path.unlink(missing_ok=True)  # a dead one's socket: take its place
+        listener.bind(str(path))
+    listener.listen(8)
+    return listener
+
+
+def _alive(path: Path) -> bool:
+    """True when a resident listens on `path`."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        try:
+            probe.connect(str(path))
+        except OSError:
+            return False
+    return True
+
+
+def _answer_one(connection: socket.socket) -> None:
+    """Read one request line, write one reply line; a bad request gets {"error": sentence}."""
+    connection.settimeout(1.0)
+    try:
+        request = json.loads(_read_line(connection) or "null")
+        result = answer(request)
+        reply = {name: getattr(result, name) for name in SearchResult.__dataclass_fields__}
+    except (ValueError, LookupError, TypeError) as error:
+        reply = {"error": str(error)}
+    with contextlib.suppress(OSError):
+        connection.sendall(json.dumps(reply).encode() + b"\n")
+
+
+def _read_line(connection: socket.socket) -> str:
+    """Bytes up to the first newline (at most MAX_REQUEST_BYTES for a request, any length for a reply)."""
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = connection.recv(MAX_REQUEST_BYTES)
+        if not chunk:
+            break
+        data += chunk
+    return data.decode()
+
+
+if __name__ == "__main__":
+    serve(Path(sys.argv[1]))

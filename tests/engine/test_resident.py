@@ -1,0 +1,89 @@
+"""The resident engine answers `move` over its socket as the search would, within the caller's budget,
+refuses what the search refuses, and stands aside for a live resident or replaces a dead one's socket."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engine.position import Position
+from engine.resident import ask_resident, serve
+
+
+def _request(moves: str, known_at: float | None = None, seed: int | None = None) -> dict:
+    return {
+        "moves": moves,
+        "width": 7,
+        "height": 6,
+        "level": 10,
+        "style": "neutral",
+        "seed": seed,
+        "time_ms": 500.0,
+        "known_at": time.monotonic() if known_at is None else known_at,
+    }
+
+
+def _wait_for(path: Path) -> None:
+    deadline = time.monotonic() + 60  # the resident loads its kernels first
+    while not path.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+@pytest.fixture
+def resident(tmp_path: Path) -> Iterator[Path]:
+    """A resident serving on a socket of its own for this test, quitting 1 s after its last question."""
+    path = tmp_path / "c4" / "engine.sock"
+    thread = threading.Thread(target=serve, args=(path, 1.0), daemon=True)
+    thread.start()
+    _wait_for(path)
+    yield path
+    thread.join(10)
+    assert not thread.is_alive() and not path.exists()  # gone after its idle time, socket removed
+
+
+def test_the_resident_answers_within_the_budget_counted_from_the_caller(resident: Path) -> None:
+    moves = "4352"  # off the books: the search's own answer
+    known_at = time.monotonic() - 0.2  # the caller knew the position 0.2 s before asking
+    answer = ask_resident(_request(moves, known_at), resident)
+    assert answer is not None and Position.from_moves(moves).can_play(answer.column)
+    assert 200 <= answer.ms <= (time.monotonic() - known_at) * 1000
+    again = ask_resident(_request("4", seed=1), resident)  # one resident, many questions
+    assert again is not None and again.column == 3 and again.proven  # the opening book's move
+
+
+def test_the_resident_refuses_what_the_search_refuses(resident: Path) -> None:
+    with pytest.raises(ValueError, match="game is over"):
+        ask_resident(_request("1212121"), resident)
+
+
+def test_no_resident_is_no_answer_and_a_dead_ones_socket_is_taken_over(tmp_path: Path) -> None:
+    path = tmp_path / "c4" / "engine.sock"
+    assert ask_resident(_request("4"), path) is None  # nothing there: the caller searches itself
+    path.parent.mkdir(mode=0o700)
+    dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    dead.bind(str(path))  # a resident that died: its socket file stays, nobody listens
+    dead.close()
+    assert ask_resident(_request("4"), path) is None
+    serve(path, idle_s=0.01)  # takes the dead one's place, then quits for want of questions
+    assert not path.exists()
+
+
+def test_a_second_resident_stands_aside(resident: Path) -> None:
+    started = time.monotonic()
+    serve(resident, idle_s=60)  # a live resident has the socket: returns at once
+    assert time.monotonic() - started < 5
+    assert ask_resident(_request("4"), resident) is not None
+
+
+def test_a_folder_others_may_enter_is_not_used(tmp_path: Path) -> None:
+    folder = tmp_path / "c4"
+    folder.mkdir(mode=0o777)
+    folder.chmod(0o777)
+    serve(folder / "engine.sock", idle_s=60)  # returns at once, listens nowhere
+    assert not (folder / "engine.sock").exists()
+    assert ask_resident(_request("4"), folder / "engine.sock") is None
