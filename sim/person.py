@@ -216,14 +216,15 @@ class Person:
         self._pose(visit, time_s)
         return True
 
-    def hidden_holes(self) -> np.ndarray:
+    def hidden_holes(self, rim_m: float = 0.0) -> np.ndarray:
         """(rows, cols) share 0..1 of each hole the webcam cannot see for the hand and forearm now: the truth
-        that what a reader calls covered is judged by."""
+        that what a reader calls covered is judged by. `rim_m` widens each hole all round (a finger on its rim
+        hides the edge a reader looks at)."""
         world = self.world
         g = world.config.board
         centres = world.hole_centres_px()
         pitch_px = float(np.mean(np.linalg.norm(np.diff(centres, axis=1), axis=-1)))
-        radius_px = 0.5 * g.hole_diameter_m / g.column_pitch_m * pitch_px
+        radius_px = (g.hole_diameter_m / 2 + rim_m) / g.column_pitch_m * pitch_px
         reach = math.ceil(radius_px)
         seen = np.pad(self.hand.pixels(world.camera), reach)  # a hole at the frame's edge keeps a whole window
         offsets = np.arange(-reach, reach + 1)

@@ -2,8 +2,9 @@
 backdrop), reporting games finished, board agreement after every move, false events and robot turns per game.
 
 No one misbehaves in these games, but the person's hand does linger in front of the board: an event that says
-something covers columns of the board is true when the hand hid holes in every column it names at that moment
-(`sim.person.Person.hidden_holes`, the segmentation of the webcam's view), and every other event is false.
+something covers columns of the board is true when the hand was in front of a hole or its rim in every column
+it names at that moment (`sim.person.Person.hidden_holes`, the segmentation of the webcam's view), and every
+other event is false.
 Every failure is printed with its room, what was said (with what the hand really hid) and the loop's
 disagreement; `--frames DIR` also saves the camera's frame of each (the frame the game had just looked at when
 it spoke or disagreed), for whoever fixes the reader.
@@ -197,13 +198,14 @@ class _FrameKeeper:
         """Keep the frame `message` is about and what the hand hid at that moment (the world waits meanwhile)."""
         hidden: frozenset[int] = frozenset()
         if self.person is not None and self.person.is_busy:
-            shares = self.person.hidden_holes()
+            g = self.person.world.config.board
+            shares = self.person.hidden_holes(rim_m=(min(g.row_pitch_m, g.column_pitch_m) - g.hole_diameter_m) / 2)
             hidden = frozenset(int(c) for c in np.flatnonzero((shares > 0).any(axis=0)))
         self.said.append(_Said(message, self.frame, hidden))
 
     def false_events(self, events: list[str]) -> list[str]:
         """The events (in the order said) that are not a true cover: a message that something covers columns
-        the hand did not all hide then, or any other message; each with what the hand hid."""
+        the hand was not all in front of then, or any other message; each with the columns the hand hid."""
         false, start = [], 0
         for event in events:
             at = next((i for i in range(start, len(self.said)) if self.said[i].message == event.splitlines()[0]), None)
