@@ -39,7 +39,8 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
         type=finite_float(0, 1),
         default=0.0,
         metavar="F",
-        help="with --drops: this fraction of the turns is upset (a flick on the carried disc, a jammed dispenser)",
+        help="with --drops: this fraction of the turns is upset (a flick on the carried disc on the way or as the "
+        "jaws open, a jammed dispenser)",
     )
     bench.add_argument(
         "--free-drops",
@@ -213,6 +214,10 @@ def _print_carried_drops(args: argparse.Namespace, config: object) -> int:
     print(
         f"  discs lost in transit: {stats.lost_in_transit} ({stats.lost_fell_in_board} fell into the board, "
         f"{stats.fetched_again} fetched again)"
+    )
+    print(
+        f"  discs lost as the jaws opened: {stats.lost_after_release} (the gripper felt nothing; the camera sees no "
+        "new disc and the game says so)"
     )
     print(
         f"  discs landed: {stats.landed_right}/{stats.turns} in the chosen column, {stats.landed_elsewhere} in another "

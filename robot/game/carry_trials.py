@@ -3,12 +3,15 @@
 Each trial is a robot turn (`robot.arm.planner.play_column`) into a random column that is not full: the jaws
 pinch the dispenser's disc by contact and friction (`sim.grip`), so a pick can come up empty and a disc can
 be torn out on the way. A fraction of the turns is upset on purpose (`sim.upsets`): a flick on the carried
-disc, or a jammed dispenser feed. What the robot does about it is what the game does: the planner picks again
-after an empty pick (a named error after `PICK_ATTEMPTS`); a disc lost on the way is looked for on the board
-(here the world's own board; the game asks the camera) and, when it is not there, fetched again once. Every
-turn ends in one of: its disc in the chosen column, in another column (said to the person: the game goes on
-from the board), or a named error (said to the person) - or, the failure this bench exists to find, a disc
-that did not land where the robot believes and nobody was told (`unreported`).
+disc, a flick just as the jaws open (too late for the gripper to feel), or a jammed dispenser feed. What the
+robot does about it is what the game does (`robot.game.loop`): the planner picks again after an empty pick
+(a named error after `PICK_ATTEMPTS`); a disc lost on the way is looked for on the board (here the world's
+own board; the game asks the camera) and, when it is not there, fetched again once; a turn the gripper
+thought went well but after which no new disc is on the board is said to the person (the game stops for
+them: "my disc did not show up"). Every turn ends in one of: its disc in the chosen column, in another
+column (said to the person: the game goes on from the board), or a named error (said to the person) - or,
+the failure this bench exists to find, a disc that did not land where the robot believes and nobody was
+told (`unreported`).
 """
 
 from __future__ import annotations
@@ -23,10 +26,11 @@ from robot.arm import ArmConfig
 from robot.arm.drivers.sim import SimArm, sim_planner
 from robot.arm.planner import PICK_ATTEMPTS, DiscLostError, PickMissedError, play_column
 from sim import World
-from sim.upsets import KnockInCarry, jam_dispenser, knock_in_carry
+from sim.upsets import KnockInCarry, KnockOnRelease, jam_dispenser, knock_in_carry, knock_on_release
 
 FLICK_FORCE_N = (20.0, 80.0)  # from a brush that the pinch holds to a flick that tears the disc out
 FLICK_AFTER_S = (0.6, 2.5)  # held this long: from the lift to the end of the carry
+RELEASE_FLICK_N = (3.0, 10.0)  # as the jaws open: 1.4 to 4.6 m/s on a 4.5 g disc, out of the funnel
 SETTLE_S = 5.0
 
 
@@ -37,11 +41,12 @@ class CarryTrialStats:
     turn got over by itself (picked again, fetched again)."""
 
     turns: int = 0
-    upsets: dict[str, int] = field(default_factory=lambda: {"flick": 0, "jam": 0})
+    upsets: dict[str, int] = field(default_factory=lambda: {"flick": 0, "flick at release": 0, "jam": 0})
     picks_missed: int = 0
     lost_in_transit: int = 0
     lost_fell_in_board: int = 0
     fetched_again: int = 0
+    lost_after_release: int = 0  # the gripper let go of it as planned; the camera sees no new disc
     landed_right: int = 0
     landed_elsewhere: int = 0
     named_errors: list[str] = field(default_factory=list)
@@ -69,8 +74,14 @@ def _tidy(world: World) -> None:
 
 
 def _upset(world: World, rng: np.random.Generator, stats: CarryTrialStats) -> None:
-    """A flick on the carried disc or a jammed dispenser, half and half."""
-    if rng.random() < 0.5:
+    """A flick on the carried disc, a flick as the jaws open, or a jammed dispenser: 2 : 1 : 2."""
+    kind = rng.random()
+    if 0.4 <= kind < 0.6:
+        angle = rng.uniform(0, 2 * math.pi)
+        force = rng.uniform(*RELEASE_FLICK_N)
+        knock_on_release(world, (force * math.cos(angle), force * math.sin(angle), 0.0))
+        stats.upsets["flick at release"] += 1
+    elif kind < 0.4:
         angle = rng.uniform(0, 2 * math.pi)
         force = rng.uniform(*FLICK_FORCE_N)
         knock_in_carry(
@@ -112,6 +123,10 @@ def _turn(world: World, arm: SimArm, planner, column: int, stats: CarryTrialStat
     if len(new) == 1:
         stats.landed_elsewhere += 1  # the game reads the board and says where the disc went
         return "elsewhere"
+    if not new:  # the game's camera sees no new disc: it says so and stops for the person
+        stats.lost_after_release += 1
+        stats.named_errors.append(f"column {column + 1}: released, but no new disc is on the board")
+        return "named"
     stats.unreported.append(f"column {column + 1}: {len(new)} new discs on the board {new}, none reported")
     return "unreported"
 
@@ -140,7 +155,8 @@ def run_carry_trials(
             if rng.random() < upset_fraction:
                 _upset(world, rng, stats)
             _turn(world, sim_arm, planner, int(rng.choice(open_columns)), stats)
-            world.actors[:] = [a for a in world.actors if not isinstance(a, KnockInCarry)]  # one that found no disc
+            # a flick that found no disc to flick is forgotten with its turn
+            world.actors[:] = [a for a in world.actors if not isinstance(a, KnockInCarry | KnockOnRelease)]
             _tidy(world)
             stats.turns += 1
         stats.sim_s = world.time_s

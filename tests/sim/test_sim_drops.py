@@ -32,8 +32,28 @@ def test_carried_drops_with_upsets_land_or_are_told() -> None:
     from robot.game.carry_trials import run_carry_trials
 
     stats = run_carry_trials(12, seed=3, upset_fraction=0.6)
-    assert stats.turns == 12 and sum(stats.upsets.values()) >= 4
+    assert stats.turns == 12 and min(stats.upsets.values()) >= 1, stats.upsets
     assert stats.unreported == [], stats.unreported
     assert stats.landed_right + stats.landed_elsewhere + len(stats.named_errors) == 12
     assert stats.picks_missed >= stats.upsets["jam"], "a jammed feed is a missed pick, picked again"
-    assert stats.lost_in_transit == stats.lost_fell_in_board + stats.fetched_again + len(stats.named_errors)
+    lost_twice = sum("twice" in error for error in stats.named_errors)
+    assert stats.lost_in_transit == stats.lost_fell_in_board + stats.fetched_again + lost_twice
+    assert stats.lost_after_release == sum("no new disc" in error for error in stats.named_errors) >= 1
+
+
+def test_a_flick_as_the_jaws_open_is_not_felt_and_the_disc_is_not_on_the_board() -> None:
+    """The gripper's sense cannot catch a disc lost after the release: only looking at the board can."""
+    from robot.arm.drivers.sim import SimArm, sim_planner
+    from robot.arm.planner import play_column
+    from sim import World, WorldConfig
+    from sim.config import ArmMount
+    from sim.upsets import knock_on_release
+
+    with World(WorldConfig(arm=ArmMount.named("c4arm"))) as world:
+        planner = sim_planner(world)
+        world.set_arm_joints(planner.home_q)
+        knock_on_release(world, (0.0, -8.0, 0.0))  # towards the person, out of the funnel
+        play_column(SimArm(world), planner, 3)  # no DiscLostError: the jaws held it all the way
+        world.wait_until_settled(1.0)
+        assert not world.board_state().any()
+        assert not world.actors, "the flick happened"
