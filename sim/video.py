@@ -15,9 +15,12 @@ import numpy as np
 from sim import camera
 from sim.config import CameraConfig
 
-WIDE_EYE_M = (0.30, -0.40, 0.40)  # up, to the right of and behind the webcam
-WIDE_TARGET_M = (0.03, 0.08, 0.17)  # between the board and the arm's shoulder
-WIDE_FOV_DEG = 55.0
+# High on the board's right, in front of the dispenser: the board's face at an angle, the whole arm, the
+# dispenser; the person's forearm comes in from the front, below this line of sight (a camera behind the
+# webcam, as the person's elbow is, saw mostly a sleeve whenever a hand reached in).
+WIDE_EYE_M = (0.50, -0.25, 0.50)
+WIDE_TARGET_M = (0.05, 0.07, 0.19)  # amid the board, the arm's shoulder and the dispenser
+WIDE_FOV_DEG = 48.0  # the arm's highest reach and the board's foot just in view
 WIDE_SIZE_PX = (512, 384)  # smaller than the webcam's: a third less rendering per film frame
 
 

@@ -4,8 +4,8 @@
 view of the whole arm and board, over captions: whose turn, what was said (the column played), the
 engine's verdict of every column; at the end the winning four is ringed for a few seconds. In the
 simulation a `sim.video.Film` hands the recorder frames at a steady rate of simulated time while the arm
-moves and discs fall (`on_film`), so the video runs in real time; every frame the game looked at is in it
-too. `move_NN.png` is the frame that confirmed each move; with `png_frames` every video frame is also a PNG.
+moves and discs fall (`on_film`), so the video runs in real time and vision's latest reading is drawn on
+each; on the real table the video is the frames the game looked at. `move_NN.png` is the frame that confirmed each move; with `png_frames` every video frame is also a PNG.
 The recorder is a `GameObserver` (`Game.watch(recorder)`).
 """
 
@@ -36,7 +36,8 @@ class Recorder:
     def __init__(
         self, folder: Path, fps: float = RECORD_FPS, png_frames: bool = False, wide_view: bool = False
     ) -> None:
-        """`wide_view`: a second camera's frames come through `on_film` (the video leaves room for them)."""
+        """`wide_view`: the simulation films the table (`on_film`: the webcam and a second, wider camera), so
+        the video is the film's frames; else it is the frames the game looked at."""
         self.folder = folder
         self.fps = fps
         self.wide_view = wide_view
@@ -56,20 +57,19 @@ class Recorder:
     # -- what the game shows (GameObserver) ----------------------------------------------------
 
     def on_state(self, snapshot: dict) -> None:
-        """The captions follow the game; at its end the last frame, four ringed, is held for a few seconds."""
+        """The captions follow the game; its end is held when the recording closes (the game announces its
+        end more than once: the last word, with the winner, is the one shown)."""
         self._state = snapshot
         if snapshot.get("message"):
             self._said = snapshot["message"]
-        if snapshot["turn"] == "over" and self._reading is not None and self._last_webcam is not None:
-            final = self._compose(self._last_webcam, self._wide, four=snapshot["winning_cells"])
-            for _ in range(round(END_HOLD_S * self.fps)):
-                self._write(final)
 
     def on_frame(self, frame_bgr: np.ndarray, reading: BoardReading) -> None:
-        """A frame the game looked at, with what vision read in it."""
+        """A frame the game looked at, with what vision read in it: a frame of the video unless a film shows
+        the table (its frames keep the video in real time; this reading is then drawn on them)."""
         self._reading = reading
-        self._last_webcam = frame_bgr
-        self._write(self._compose(frame_bgr, self._wide))
+        if not self.wide_view:
+            self._last_webcam = frame_bgr
+            self._write(self._compose(frame_bgr, self._wide))
 
     def on_film(self, webcam_bgr: np.ndarray, wide_bgr: np.ndarray) -> None:
         """A frame of the table moving (the simulation's film); the overlay is vision's last reading."""
@@ -85,9 +85,16 @@ class Recorder:
         return path
 
     def close(self) -> None:
-        if self._video is not None:
-            self._video.release()
-            self._video = None
+        """At a game's end its last frame, the winning four ringed, stays `END_HOLD_S`; then the video is done."""
+        if self._video is None:
+            return
+        state = self._state
+        if state is not None and state["turn"] == "over" and self._last_webcam is not None:
+            final = self._compose(self._last_webcam, self._wide, four=state["winning_cells"])
+            for _ in range(round(END_HOLD_S * self.fps)):
+                self._write(final)
+        self._video.release()
+        self._video = None
 
     # -- drawing -------------------------------------------------------------------------------
 

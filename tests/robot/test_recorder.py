@@ -79,9 +79,12 @@ def test_the_end_rings_the_winning_four_and_holds_it(tmp_path: Path) -> None:
     recorder.on_frame(np.full((480, 640, 3), 90, np.uint8), reading)
     four = [[3, 0], [3, 1], [3, 2], [3, 3]]
     snapshot = {"rows": 6, "cols": 7, "moves": [3, 0, 3, 0, 3, 0, 3], "robot_first": True, "turn": "over"}
+    recorder.on_state({**snapshot, "winner": None, "winning_cells": four, "search": None, "message": None})
     recorder.on_state({**snapshot, "winner": "robot", "winning_cells": four, "search": None, "message": "I win!"})
     recorder.close()
-    assert recorder.frames_written == 1 + round(END_HOLD_S * recorder.fps)
+    recorder.close()
+    assert recorder.frames_written == 1 + round(END_HOLD_S * recorder.fps), "the end is held once"
+    assert recorder._captions()[0].startswith("Game over after 7 moves: the robot wins")
     pngs = sorted((tmp_path / "frames").glob("frame_*.png"))
     assert len(pngs) == recorder.frames_written
     last = cv2.imread(str(pngs[-1]))
@@ -92,6 +95,23 @@ def test_the_end_rings_the_winning_four_and_holds_it(tmp_path: Path) -> None:
     x, y = reading.hole_centres_px[0, 0].astype(int)
     around = last[y - 20 : y + 21, x - 20 : x + 21].reshape(-1, 3)
     assert not (np.abs(around.astype(int) - FOUR_BGR).sum(axis=1) < 60).any()
+
+
+def test_with_a_film_the_games_looks_add_no_frames(tmp_path: Path) -> None:
+    """The film's frames come at a steady rate of simulated time; the frames the game looks at between them
+    would slow the video down (and stop it while the game looks at a still table)."""
+    recorder = Recorder(tmp_path, wide_view=True)
+    webcam, wide = np.full((480, 640, 3), 90, np.uint8), np.full((384, 512, 3), 60, np.uint8)
+    for _ in range(5):
+        recorder.on_frame(webcam, _reading())
+    assert recorder.frames_written == 0
+    recorder.on_film(webcam, wide)
+    recorder.close()
+    assert recorder.frames_written == 1
+    video = cv2.VideoCapture(str(tmp_path / "game.mp4"))
+    ok, frame = video.read()
+    assert ok and frame.shape[1] == 640 + 640, "the webcam and the wide view, scaled to its height"
+    assert (np.abs(frame[200:300, 300:340].astype(int) - (255, 0, 255)).sum(axis=2) < 120).any(), "the overlay"
 
 
 def test_record_png_needs_a_folder(capsys: pytest.CaptureFixture[str]) -> None:
