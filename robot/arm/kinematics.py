@@ -22,6 +22,8 @@ log = logging.getLogger(__name__)
 MOVING_JOINT_KINDS = ("revolute", "continuous", "prismatic")
 # One radian of orientation error weighs like this many metres of position error in the IK residual.
 ORIENTATION_WEIGHT_M_PER_RAD = 0.1
+STALL_ITERATIONS = 25  # Levenberg-Marquardt closing in on a solution shrinks its cost by far more than
+STALL_RATIO = 0.5  # this in so many iterations; a solve that does not is stuck
 
 
 class UnreachableError(ValueError):
@@ -204,9 +206,9 @@ class KinematicChain:
         for joint, value in zip(self.joints, np.asarray(q, dtype=float), strict=False):
             transform = transform @ joint.origin
             if joint.kind == "prismatic":
-                transform = transform @ homogeneous(np.eye(3), joint.axis * value)
+                transform[:3, 3] += transform[:3, :3] @ (joint.axis * value)
             else:
-                transform = transform @ homogeneous(rotation_about_axis(joint.axis, value), np.zeros(3))
+                transform[:3, :3] = transform[:3, :3] @ rotation_about_axis(joint.axis, value)
             frames.append(transform)
         frames.append(transform @ self.tip_offset)
         return frames
@@ -219,14 +221,12 @@ class KinematicChain:
         """The 6 x dof geometric Jacobian (linear rows first) of the tip in the base frame."""
         frames = self.joint_frames(q)
         tip = frames[-1][:3, 3]
+        axes = np.array([frame[:3, :3] @ joint.axis for joint, frame in zip(self.joints, frames, strict=False)])
+        arms = tip - np.array([frame[:3, 3] for frame in frames[:-1]])
+        prismatic = np.array([joint.kind == "prismatic" for joint in self.joints])
         jac = np.zeros((6, self.dof))
-        for i, (joint, frame) in enumerate(zip(self.joints, frames, strict=False)):
-            axis = frame[:3, :3] @ joint.axis
-            if joint.kind == "prismatic":
-                jac[:3, i] = axis
-            else:
-                jac[:3, i] = np.cross(axis, tip - frame[:3, 3])
-                jac[3:, i] = axis
+        jac[:3] = np.where(prismatic[:, None], axes, np.cross(axes, arms)).T
+        jac[3:] = np.where(prismatic[:, None], 0.0, axes).T
         return jac
 
     def clamp(self, q: np.ndarray) -> np.ndarray:
@@ -252,10 +252,15 @@ class KinematicChain:
         q = self.clamp(q)
         error = self._residual(q, target, with_orientation)
         cost = float(error @ error)
+        checkpoint_cost = cost
         iteration = 0
         for iteration in range(1, max_iterations + 1):  # noqa: B007 - the count is reported after the loop
             if math.sqrt(cost) < tolerance_m * 0.01:
                 break
+            if iteration % STALL_ITERATIONS == 0:
+                if cost > STALL_RATIO * checkpoint_cost:
+                    break  # a local minimum (or the nearest a short arm gets): another start does better
+                checkpoint_cost = cost
             jac = self.jacobian(q)
             if with_orientation:
                 jac = jac * weights[:, None]
