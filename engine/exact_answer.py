@@ -12,7 +12,9 @@ from engine.search_state import nodes_until, searcher, timed_solve
 from engine.search_types import Limit, SearchResult, ms_since
 
 SOLVER_SHARE = 0.45  # share of the budget for the exact solver (weak, then strong), before the heuristics
-TIMER_MARGIN_S = 0.025  # the search stops this long before the deadline: the answer still has to be built
+TIMER_MARGIN_S = 0.05  # the search stops this long before the deadline: the answer still has to be built, and
+# on a busy machine the timer thread and the answer wait their turn for a core (25 ms let 1% of answers
+# pass 500 ms with two busy processes beside the bench)
 ORDERING_DEPTH, ORDERING_NODES = 6, 30_000  # the shallow search that orders the exact solver's children
 
 
@@ -31,12 +33,13 @@ def exact_answer(
     Scores in `known` (exact ones; in weak mode outcomes too) are taken as they are.
     """
     spent_nodes = 0
+    deadline = started + SOLVER_SHARE * limit.time if limit.time is not None else None
 
     def node_budget() -> int:
         """Nodes the solver may still use: what is left of its share of the time and of the node limit."""
         allowed = limit.nodes - spent_nodes if limit.nodes is not None else 1 << 62
-        if limit.time is not None:
-            allowed = min(allowed, nodes_until(started + SOLVER_SHARE * limit.time))
+        if deadline is not None:
+            allowed = min(allowed, nodes_until(deadline))
         return allowed
 
     def as_solved(score: int) -> int:
@@ -45,7 +48,7 @@ def exact_answer(
     root_score = known.get(position.key())
     proved_column = None  # the perfect move the root's solve names, if it names one
     if root_score is None:
-        root = timed_solve(position, node_budget, weak)
+        root = timed_solve(position, node_budget, deadline, weak)
         if root is None:
             return None
         spent_nodes, root_score, proved_column = root.nodes, root.score, root.column
@@ -67,7 +70,7 @@ def exact_answer(
             child = position.play(col)
             child_score = 0 if child.is_draw() else known.get(child.key())
             if child_score is None:
-                solved = timed_solve(child, node_budget, weak)
+                solved = timed_solve(child, node_budget, deadline, weak)
                 if solved is None:
                     continue  # a hard child: the next one may still prove the root's score
                 spent_nodes += solved.nodes
@@ -125,7 +128,7 @@ def unless_proven_lost(position: Position, answer: SearchResult, limit: Limit, s
         child = position.play(col)
         if position.is_winning_move(col) or child.is_draw():
             break
-        solved = timed_solve(child, lambda: nodes_until(deadline), weak=True)
+        solved = timed_solve(child, lambda: nodes_until(deadline), deadline, weak=True)
         if solved is None or solved.score <= 0:
             break  # not proven to lose (or out of time): the best move left
     else:

@@ -59,10 +59,14 @@ def nodes_until(deadline: float) -> int:
     return int(solver_nodes_per_s() * (deadline - time.perf_counter()))
 
 
-def timed_solve(position: Position, node_budget: Callable[[], int], weak: bool = False) -> SolveResult | None:
-    """Solve within `node_budget()` nodes (None if not enough) and learn this thread's solver speed.
+def timed_solve(
+    position: Position, node_budget: Callable[[], int], deadline: float | None, weak: bool = False
+) -> SolveResult | None:
+    """Solve within `node_budget()` nodes and before `deadline` (a time.perf_counter() reading, None for
+    none; None if not enough) and learn this thread's solver speed.
 
-    The budget is asked for once the solver is loaded, so that loading it comes out of the budget."""
+    The budget is asked for once the solver is loaded, so that loading it comes out of the budget. The
+    deadline holds where the node budget would not: on a busy machine the solver runs slower than measured."""
     if node_budget() < MIN_SOLVER_NODES:
         return None  # not even worth loading the solver
     exact = solver()
@@ -70,8 +74,10 @@ def timed_solve(position: Position, node_budget: Callable[[], int], weak: bool =
     if allowed < MIN_SOLVER_NODES:
         return None
     started = time.perf_counter()
-    result = exact.solve(position, weak=weak, node_limit=allowed)
+    result = exact.solve(position, weak=weak, node_limit=allowed, deadline=deadline)
     elapsed_s = time.perf_counter() - started
+    if result is None and deadline is not None and started + elapsed_s >= deadline:
+        return None  # stopped by the clock: how many nodes it did is not known, the speed stays as it was
     nodes = allowed if result is None else result.nodes
     if nodes > MIN_SOLVER_NODES and elapsed_s > 0:
         _local.solver_nodes_per_s = 0.6 * _local.solver_nodes_per_s + 0.4 * nodes / elapsed_s

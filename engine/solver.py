@@ -29,6 +29,7 @@ recursion: numba compiles it as one loop) beside the batch runner and the Python
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -84,7 +85,7 @@ def workspace(width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
     )
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def solve_bits(
     current: np.uint64,
     mask: np.uint64,
@@ -94,6 +95,7 @@ def solve_bits(
     connect: int,
     weak: bool,
     node_limit: int,
+    stop: np.ndarray,
     entries: np.ndarray,
     generation: np.uint64,
     unsigned: np.ndarray,
@@ -102,15 +104,17 @@ def solve_bits(
     """(score, nodes, aborted, perfect column or -1) of a position given as bitboards; see the module
     docstring and SolveResult.
 
+    The search gives up (aborted) past `node_limit` nodes or once `stop[0]` is set (by a timer: the
+    kernel releases the GIL and polls it every 1024 nodes, so a deadline holds on a busy machine too).
     `unsigned` and `signed` are scratch space as `workspace(width, height)` makes,
     allocated once by the caller: an allocation per call would cost more than a small search.
     Preconditions (checked by `Solver.solve`): the game is not over, `fits_fast_path(width, height,
     connect)`, and the keys fit the table's tag (TranspositionTable.max_key_bits).
     """
     if width == 7 and height == 6 and connect == 4:  # the standard game gets a copy compiled for its size
-        return _search(current, mask, moves, 7, 6, 4, weak, node_limit, entries, generation, unsigned, signed)
+        return _search(current, mask, moves, 7, 6, 4, weak, node_limit, stop, entries, generation, unsigned, signed)
     return _search(
-        current, mask, moves, width, height, connect, weak, node_limit, entries, generation, unsigned, signed
+        current, mask, moves, width, height, connect, weak, node_limit, stop, entries, generation, unsigned, signed
     )
 
 
@@ -124,6 +128,7 @@ def _search(
     connect: int,
     weak: bool,
     node_limit: int,
+    stop: np.ndarray,
     entries: np.ndarray,
     generation: np.uint64,
     unsigned: np.ndarray,
@@ -184,7 +189,7 @@ def _search(
         while True:
             if mode == _ENTER:
                 nodes += 1
-                if nodes > node_limit:
+                if nodes > node_limit or ((nodes & 1023) == 0 and stop[0] != 0):
                     return 0, nodes, True, -1
                 cur = s_current[sp]
                 msk = s_mask[sp]
@@ -375,6 +380,7 @@ def solve_batch(
     Each position's search is timed on its own with the cycle counter, excluding the table's clearing
     before it when `cold` (as the C++ reference measures).
     """
+    never = np.zeros(1, dtype=np.int64)  # no deadline: every position is solved
     for i in range(currents.shape[0]):
         if cold:
             generation = next_generation(entries, generation)
@@ -388,6 +394,7 @@ def solve_batch(
             connect,
             weak,
             _NO_LIMIT,
+            never,
             entries,
             np.uint64(generation),
             unsigned,
@@ -419,6 +426,7 @@ class Solver:
 
     def __init__(self, table_size_mb: float = DEFAULT_TABLE_MB) -> None:
         self.table = TranspositionTable(table_size_mb)
+        self._stop = np.zeros(1, dtype=np.int64)
         self._workspaces: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
 
     def _workspace(self, position: Position) -> tuple[np.ndarray, np.ndarray]:
@@ -431,28 +439,42 @@ class Solver:
         """Forget the table (for measurements that must start cold)."""
         self.table.clear()
 
-    def solve(self, position: Position, weak: bool = False, node_limit: int | None = None) -> SolveResult | None:
-        """The score of `position` for the side to move, or None if more than `node_limit` nodes were needed.
+    def solve(
+        self, position: Position, weak: bool = False, node_limit: int | None = None, deadline: float | None = None
+    ) -> SolveResult | None:
+        """The score of `position` for the side to move, or None if more than `node_limit` nodes were needed
+        or the search was still on at `deadline` (a time.perf_counter() reading).
 
         Raises ValueError if the game is already over, or the board is too big for the exact solver.
         """
         self.check(position)
         current, mask = position.bitboards
         limit = _NO_LIMIT if node_limit is None else int(node_limit)
+        self._stop[0] = 0
+        timer = None
+        if deadline is not None:
+            timer = threading.Timer(max(0.0, deadline - time.perf_counter()), self._stop.__setitem__, (0, 1))
+            timer.daemon = True
+            timer.start()
         start = time.perf_counter()
-        score, nodes, aborted, column = solve_bits(
-            np.uint64(current),
-            np.uint64(mask),
-            position.moves_played,
-            position.width,
-            position.height,
-            position.connect,
-            weak,
-            limit,
-            self.table.entries,
-            np.uint64(self.table.generation),
-            *self._workspace(position),
-        )
+        try:
+            score, nodes, aborted, column = solve_bits(
+                np.uint64(current),
+                np.uint64(mask),
+                position.moves_played,
+                position.width,
+                position.height,
+                position.connect,
+                weak,
+                limit,
+                self._stop,
+                self.table.entries,
+                np.uint64(self.table.generation),
+                *self._workspace(position),
+            )
+        finally:
+            if timer is not None:
+                timer.cancel()
         elapsed_s = time.perf_counter() - start
         if aborted:
             return None

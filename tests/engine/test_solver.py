@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import random
+import time
 from pathlib import Path
 
 import pytest
@@ -127,6 +128,16 @@ def test_weak_mode_and_table_reuse_agree(solver: Solver) -> None:
 def test_node_limit_gives_up_and_the_solver_still_works(solver: Solver) -> None:
     solver.clear()
     assert solver.solve(Position.from_moves("44"), node_limit=1000) is None
+    assert solver.solve(Position.from_moves("2252576253462244111563365343671351441")).score == -1
+
+
+def test_a_deadline_stops_a_search_that_no_node_limit_bounds(solver: Solver) -> None:
+    """The empty board takes minutes: 50 ms from now it gives up (the kernel polls the timer's flag),
+    whatever the machine's load; the next solve is not stopped by the old deadline."""
+    solver.clear()
+    started = time.perf_counter()
+    assert solver.solve(Position.from_moves(""), deadline=started + 0.05) is None
+    assert time.perf_counter() - started < 10  # stopped, not solved: that would take minutes
     assert solver.solve(Position.from_moves("2252576253462244111563365343671351441")).score == -1
 
 
