@@ -33,8 +33,6 @@ ROOM_GIVE_UP_S = 60.0  # a board that shows no move for a minute in a room will 
 def run_bench_rooms(args: argparse.Namespace, game_args: Callable) -> int:
     """Play the games (`game_args(seed, opponent, robot_first, **more)`: what `play --sim` would be given), print
     the table and every failure; exit status 1 unless every game finished in agreement with no false event."""
-    from sim.room import room_for
-
     games = []
     warnings = _LoopWarnings()
     logging.getLogger("robot.game.loop").addHandler(warnings)
@@ -63,7 +61,7 @@ def run_bench_rooms(args: argparse.Namespace, game_args: Callable) -> int:
             f"{index:>4} {game.seed:>5} {'first' if game.robot_first else 'second':>6} {game.result:>8} "
             f"{len(game.summary.get('moves', '')):>5} {'yes' if game.agrees else 'no':>5} {len(game.false_events):>5} "
             f"{len(game.events) - len(game.false_events):>4} {len(game.summary.get('turns', [])):>5} "
-            f"{game.wall_s:>6.0f}  {room_for(args.room, game.seed).describe()}"
+            f"{game.wall_s:>6.0f}  {_room_and_hand(args.room, game.seed)}"
         )
     turns = [len(game.summary["turns"]) for game in games if game.summary]
     finished, agreeing, false_events, hand_events = (
@@ -77,16 +75,27 @@ def run_bench_rooms(args: argparse.Namespace, game_args: Callable) -> int:
     print(f"board agreement after every move: {agreeing}/{len(games)} games")
     print(f"false events (no one misbehaved; not a hand really in front of the columns named): {false_events}")
     print(f"hand events (something covers columns the person's hand really hid then): {hand_events}")
+    wall = [game.wall_s for game in games]
+    print(f"wall time: {sum(wall):.0f} s (median {statistics.median(wall):.0f} s a game)")
     if turns:
         print(f"robot turns per game: median {statistics.median(turns):g} (min {min(turns)}, max {max(turns)})")
     for index, game in enumerate(games, 1):
         if game.problems:
-            print(f"\ngame {index} (seed {game.seed}, {args.room} room: {room_for(args.room, game.seed).describe()}):")
+            print(f"\ngame {index} (seed {game.seed}, {args.room} room: {_room_and_hand(args.room, game.seed)}):")
             for problem in game.problems:
                 print("  " + problem.replace("\n", "\n  "))
             for frame in game.frames:
                 print(f"  frame: {frame}")
     return 0 if finished == agreeing == len(games) and not false_events else 1
+
+
+def _room_and_hand(kind: str, seed: int) -> str:
+    """The room of a seed and the person's hand in it, in one line."""
+    from sim.person import Habits
+    from sim.room import room_for
+
+    habits = Habits.for_room(kind, seed)
+    return f"{room_for(kind, seed).describe()}; hand: {habits.look.describe()}, linger chance {habits.linger_chance:g}"
 
 
 @dataclasses.dataclass
