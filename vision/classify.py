@@ -31,6 +31,12 @@ from vision.colour_clusters import (
     candidate_colours,
     shades_of,
 )
+from vision.empty_proof import (
+    CLEAR_CLAIM_MARGIN,
+    UNPROVEN_EMPTY_CONFIDENCE,
+    distinct_backgrounds,
+    unproven_empty,
+)
 from vision.gravity import best_legal_grid, count_problem
 from vision.hole_fill import fill_dents
 from vision.hole_samples import SECTOR_COUNT, HoleSamples, ramp_shaded_distances, shaded_distances
@@ -54,21 +60,11 @@ DULL_COLOUR_COST = 14.0
 # scores about 5, so up to four clearly seen extra discs (a board set up by hand) are read as they are,
 # a doubtful extra disc is dropped, and no background passes for many discs of one colour.
 IMBALANCE_COST = 1.0
+# The most a disc of the colour in excess is trusted when colours learnt from the frame give counts no game gives.
+IMPOSSIBLE_COUNT_CONFIDENCE = 0.8
 # With calibrated colours every cell's colour is trusted on its own, so the counts are left free: a person
 # who drops two discs or plays the robot's colour must show up as such for the move detector.
 FREE_COUNTS = 0.0
-
-
-# An empty cell is sure only when its hole shows what is behind the board. A hole whose ring is, all but a
-# DISC_LIKE_SHARE, one light of a disc colour (SHADOW_RANGE) no background colour explains, reaching the rim all
-# round but for UNPROVEN_DENT_PITCH, may be a disc that light or the camera has changed (washed out, dim, a colour
-# cast; JPEG blocks and blur move its edge by 0.05 pitch): read empty, it is no surer than UNPROVEN_EMPTY_CONFIDENCE.
-DISC_LIKE_SHARE = 0.8
-UNPROVEN_DENT_PITCH = 0.08
-UNPROVEN_EMPTY_CONFIDENCE = 0.5
-# A ring pixel is the room's, not a disc's in other light, when a background colour explains it better by this
-# much (weighted Lab): JPEG and noise move a yellow disc's pixels half way to wood of nearly its colour.
-CLEAR_CLAIM_MARGIN = 6.0
 
 
 @dataclass(frozen=True)
@@ -337,7 +333,14 @@ def classify(samples: HoleSamples, reference_colours: tuple[np.ndarray, ...] | N
     if imbalance:
         problems.append(imbalance)
     confidence = _confidence(outcome.cell_scores, outcome.grid)
-    unproven = _unproven_empty(samples, outcome).reshape(samples.shape)
+    if imbalance and reference_colours is None:
+        # No game gives these counts: some discs of the colour in excess may be what the frame made of something
+        # else (a loose disc behind the board smeared by blur into a full hole), or discs stacked by hand.
+        excess = 1 if (outcome.grid == 1).sum() > (outcome.grid == 2).sum() else 2
+        confidence = np.where(outcome.grid == excess, np.minimum(confidence, IMPOSSIBLE_COUNT_CONFIDENCE), confidence)
+    background = distinct_backgrounds(background_colours(samples, outcome.grid, outcome.colours), outcome.colours)
+    claimed = background_claims(samples, outcome.colours, background, CLEAR_CLAIM_MARGIN) if background else None
+    unproven = unproven_empty(samples, outcome.grid, outcome.colours, outcome.dents, claimed)
     confidence = np.where(unproven, np.minimum(confidence, UNPROVEN_EMPTY_CONFIDENCE), confidence)
     if samples.grazed is not None:
         confidence = np.where(
@@ -345,19 +348,6 @@ def classify(samples: HoleSamples, reference_colours: tuple[np.ndarray, ...] | N
         )
     confidence = np.where(samples.visible.reshape(samples.shape), confidence, 0.0)
     return Classification(outcome.grid, confidence, outcome.colours, problems)
-
-
-def _unproven_empty(samples: HoleSamples, outcome: _Outcome) -> np.ndarray:
-    """(holes,) the holes read empty that look like a disc in another light (see UNPROVEN_EMPTY_CONFIDENCE)."""
-    empty = (outcome.grid.ravel() == 0) & samples.visible
-    if not outcome.colours or not empty.any():
-        return np.zeros(len(empty), dtype=bool)
-    in_some_light = shaded_distances(samples.pixels, np.asarray(outcome.colours), SHADOW_RANGE) < MATCH_RADIUS
-    background = background_colours(samples, outcome.grid, outcome.colours)
-    if background:
-        in_some_light &= ~background_claims(samples, outcome.colours, background, CLEAR_CLAIM_MARGIN)[..., None]
-    reaches_rim = outcome.dents <= UNPROVEN_DENT_PITCH
-    return empty & ((in_some_light.mean(axis=1) >= DISC_LIKE_SHARE) & reaches_rim).any(axis=1)
 
 
 def _order_by_count(outcome: _Outcome) -> _Outcome:

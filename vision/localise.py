@@ -276,7 +276,8 @@ def locate_board(image: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
             best = found
     if best is None or best[1] < MIN_LATTICE_HOLES:
         raise BoardNotFoundError(
-            f"no {shape[0]}x{shape[1]} board found: check that the whole board is in view and well lit"
+            f"no {shape[0]}x{shape[1]} board found: check that the whole board is in view, well lit, and that nothing "
+            "in front of it covers it (a hand, an arm)"
         )
     corners = refine_corners(image, best[0] / scale, shape, trusted=False)
     return fit_to_rims(image, corners, shape)

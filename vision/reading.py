@@ -32,7 +32,7 @@ COVERED_CONTRAST = 10.0
 LIT_FRAME_VALUE = 200.0
 MAX_LIFT = 4.0
 # Below this weighted-Lab lightness of the board's brightest samples (99th percentile of holes and rims), the
-# board is too dark to trust (the 23 photos: 37 and more; lifted from 30% light: ...).
+# board is too dark to trust (the 23 photos: 37 and more; lifted from 30% light: 32 and more; from 15%: 23 to 31).
 MIN_BOARD_LIGHTNESS = 26.0
 TOO_DARK = "too dark to read: add light"
 
@@ -79,15 +79,19 @@ def _check_image(image_bgr: np.ndarray) -> np.ndarray:
     return image
 
 
-def _lifted(image: np.ndarray) -> np.ndarray:
-    """The frame brightened until its brightest values reach LIT_FRAME_VALUE (by MAX_LIFT at most)."""
+def _lifted(image: np.ndarray) -> tuple[np.ndarray, bool]:
+    """The frame brightened until its brightest values reach LIT_FRAME_VALUE (by MAX_LIFT at most), and whether
+    it had to be (the room is dim)."""
     brightest = float(np.percentile(image[::4, ::4].max(axis=2), 99))
     gain = min(LIT_FRAME_VALUE / max(brightest, 1.0), MAX_LIFT)
-    return image if gain <= 1.0 else cv2.convertScaleAbs(image, alpha=gain)
+    return (image, False) if gain <= 1.0 else (cv2.convertScaleAbs(image, alpha=gain), True)
 
 
-def _is_too_dark(samples: HoleSamples) -> bool:
-    """The board's brightest samples are too dark for its colours and holes to be told apart."""
+def _is_too_dark(samples: HoleSamples, is_dim: bool) -> bool:
+    """In a dim room, the board's brightest samples are too dark for its colours and holes to be told apart (in a
+    lit room a dark board is something in front of it: _check_uncovered)."""
+    if not is_dim:
+        return False
     lightness = np.concatenate([samples.pixels[..., 0].ravel(), samples.rays[..., 0].ravel()])
     return float(np.percentile(lightness, 99)) < MIN_BOARD_LIGHTNESS
 
@@ -133,7 +137,7 @@ def read(
     an error: the reading has corners None, an all-empty grid, zero confidence and a problem sentence.
     """
     started = time.perf_counter()
-    image = _lifted(_check_image(image_bgr))
+    image, is_dim = _lifted(_check_image(image_bgr))
     rows, cols = check_shape(shape)
     reference = _reference_colours(colours)
     problems: list[str] = []
@@ -143,8 +147,9 @@ def read(
         else:
             found = refine_corners(image, check_corners(corners), (rows, cols))
         samples = sample_holes(image, found, (rows, cols))
-        _check_uncovered(samples)
-        too_dark = _is_too_dark(samples)
+        too_dark = _is_too_dark(samples, is_dim)
+        if not too_dark:  # in the dark, holes and face look alike whatever is in front of them
+            _check_uncovered(samples)
         covered, grazed = (np.zeros((rows, cols), dtype=bool),) * 2 if too_dark else occluded_holes(samples)
         samples = dataclasses.replace(samples, covered=covered.ravel(), grazed=grazed.ravel())
     except BoardNotFoundError as error:

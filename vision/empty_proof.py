@@ -1,0 +1,95 @@
+"""Which holes read empty are not proven empty: they may hold a disc that light or the camera has changed.
+
+An empty cell is sure only when its hole shows what is behind the board. A disc under a warm lamp, in dim light
+under a webcam's noise, or smeared by JPEG blocks and blur can drift from the colour learnt for it, and the count
+prior or a background colour learnt from the holes read empty (which may be such discs) then empties it. Such a
+hole is filled to the rim all round by one colour, as a disc is; read empty, it is no surer than
+UNPROVEN_EMPTY_CONFIDENCE, so the game looks again or asks instead of playing on a board that is not there.
+Above a hole proven empty no disc can be (discs fall), so the room seen through the holes above it proves
+nothing either way and stays sure.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.colour_clusters import MATCH_RADIUS, SATURATED_CHROMA, SHADOW_RANGE
+from vision.hole_fill import fill_dents
+from vision.hole_samples import HoleSamples, shaded_distances
+
+# A hole whose ring is, all but a DISC_LIKE_SHARE, one light of a disc colour (SHADOW_RANGE) that no background
+# colour clearly explains, reaching the rim all round but for UNPROVEN_DENT_PITCH (JPEG blocks and blur move a
+# disc's edge by 0.05 pitch), may be that disc.
+DISC_LIKE_SHARE = 0.8
+UNPROVEN_DENT_PITCH = 0.08
+UNPROVEN_EMPTY_CONFIDENCE = 0.5
+# A ring pixel is the room's, not a disc's in other light, when a background colour explains it better by this
+# much (weighted Lab): JPEG and noise move a yellow disc's pixels half way to wood of nearly its colour.
+CLEAR_CLAIM_MARGIN = 6.0
+# A background colour proves holes empty only when no light makes a disc colour within this of it: learnt from
+# the holes read empty, it may be discs the count prior emptied (dim pink discs a little off the pink learnt).
+DISTINCT_BACKGROUND = 12.0
+# With fewer than two disc colours learnt, a hole filled to the rim by one colour this vivid may hold a disc of
+# the colour missed (red discs in dim light under a webcam's noise keep a chroma of 40); with two, one as vivid as
+# plastic (SATURATED_CHROMA) may be a disc off its colour (one more orange than the rest under a warm lamp).
+FILLED_CHROMA = 30.0
+
+
+def distinct_backgrounds(background: tuple[np.ndarray, ...], colours: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
+    """The background colours (vision.classify.background_colours) that no light makes of a disc colour."""
+    if not colours:
+        return background
+    return tuple(
+        colour
+        for colour in background
+        if shaded_distances(colour, np.asarray(colours), SHADOW_RANGE).min() >= DISTINCT_BACKGROUND
+    )
+
+
+def unproven_empty(
+    samples: HoleSamples,
+    grid: np.ndarray,
+    colours: tuple[np.ndarray, ...],
+    dents: np.ndarray,
+    claimed: np.ndarray | None,
+) -> np.ndarray:
+    """(rows, cols) the holes read empty (grid 0, not covered) a disc could rest in that look like one.
+
+    `dents` (holes, colours) as vision.hole_fill measures them; `claimed` (holes, ring pixels) the pixels a
+    distinct background colour clearly explains (None: none).
+    """
+    empty = (grid.ravel() == 0) & samples.visible
+    if not colours or not empty.any():
+        return np.zeros(grid.shape, dtype=bool)
+    in_some_light = shaded_distances(samples.pixels, np.asarray(colours), SHADOW_RANGE) < MATCH_RADIUS
+    if claimed is not None:
+        in_some_light &= ~claimed[..., None]
+    like_a_disc = ((in_some_light.mean(axis=1) >= DISC_LIKE_SHARE) & (dents <= UNPROVEN_DENT_PITCH)).any(axis=1)
+    vivid = FILLED_CHROMA if len(colours) < 2 else SATURATED_CHROMA
+    unproven = (empty & like_a_disc) | _filled_by_one_colour(samples, empty, vivid)
+    return _could_hold_a_disc(unproven.reshape(grid.shape), grid, samples)
+
+
+def _filled_by_one_colour(samples: HoleSamples, holes: np.ndarray, chroma: float) -> np.ndarray:
+    """(holes,) which of `holes` one colour of at least `chroma` fills to the rim, as a disc does, whatever
+    colours were learnt."""
+    own = np.median(samples.pixels, axis=1)
+    filled = np.zeros(len(holes), dtype=bool)
+    for hole in np.flatnonzero(holes & (np.hypot(own[:, 1], own[:, 2]) >= chroma)):
+        pixels, colour = samples.pixels[hole : hole + 1], own[hole : hole + 1]
+        if (shaded_distances(pixels, colour, SHADOW_RANGE) < MATCH_RADIUS).mean() < DISC_LIKE_SHARE:
+            continue
+        dent = fill_dents(
+            samples.rays[hole : hole + 1], samples.rim_offsets[hole : hole + 1], colour, samples.face, MATCH_RADIUS
+        )
+        filled[hole] = dent[0, 0] <= UNPROVEN_DENT_PITCH
+    return filled
+
+
+def _could_hold_a_disc(unproven: np.ndarray, grid: np.ndarray, samples: HoleSamples) -> np.ndarray:
+    """(rows, cols) the unproven holes on the bottom row, or on a disc, a covered hole or another unproven hole."""
+    covered = ~samples.visible.reshape(grid.shape)
+    kept = unproven.copy()
+    for row in range(1, grid.shape[0]):
+        kept[row] &= (grid[row - 1] != 0) | covered[row - 1] | kept[row - 1]
+    return kept
