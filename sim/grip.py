@@ -2,8 +2,10 @@
 held by friction up to a force limit, and sensed the way a servo gripper senses it.
 
 Closing the jaws takes the disc whose faces lie between the open jaws, squared up within `MAX_TILT_RAD`,
-with enough of its face under the pads (`MIN_CONTACT_M2`); the jaws centre it between them and square it
-up, and from then on a fixed PyBullet constraint at that pose holds it with at most `HOLD_FORCE_N`
+with enough of its face under the pads (`MIN_CONTACT_M2`); the jaws square it up where it stands (a disc
+off the jaws' middle stays off it: the dispenser's cheeks hold it within a millimetre, so the arm's servos
+give way, as a real arm's do, and the disc is carried that far off the tool point), and from then on a fixed
+PyBullet constraint at that pose holds it with at most `HOLD_FORCE_N`
 (two pads' friction). Everything else is physics: a disc dragged against the funnel, or shaken harder
 than the pinch holds, slips; once it is more than `SLIP_M` from where the jaws hold it, the jaws close on
 nothing and the disc falls free. `is_holding` is the gripper's sense (its fingers stopped on a disc, not
@@ -92,7 +94,7 @@ class Grip:
             return None
         body = min(candidates, key=lambda b: float(np.linalg.norm(self._in_tool(b)[0])))
         centre, _ = self._in_tool(body)
-        self._hold(body, np.array([centre[0], 0.0, centre[2]]))
+        self._hold(body, centre)
         return body
 
     def _hold(self, body: int, centre_in_tool: np.ndarray) -> None:

@@ -24,7 +24,7 @@ from typing import Literal
 import numpy as np
 
 from robot.arm import Arm, ArmConfig
-from robot.arm.kinematics import KinematicChain, UnreachableError, pose_from_position_yaw
+from robot.arm.kinematics import KinematicChain, pose_from_position_yaw
 from robot.arm.trajectory import JointTrajectory, plan_segment
 
 log = logging.getLogger(__name__)
@@ -33,7 +33,10 @@ CHECK_SAMPLES_PER_LEG = 24
 LINK_RADIUS_M = 0.012  # the arm's links around their joint origins, for the board check
 MAX_SPLITS = 3
 SPLIT_RAISE_M = 0.03
-PICK_ATTEMPTS = 3  # grips at the dispenser before a turn gives up (a stuck feed frees itself in one or two)
+# Where each grip at the dispenser looks, across the jaws from the pick pose: a stuck feed frees itself in one
+# or two; a disc a miscalibrated arm misses by more than the open jaws' slack (6 mm) is beside the first.
+PICK_SEARCH_M = (0.0, 0.004, -0.004)
+PICK_ATTEMPTS = len(PICK_SEARCH_M)
 
 
 class PlanningError(RuntimeError):
@@ -281,6 +284,18 @@ class Planner:
         home = (self._move("home", q_above_drop, self.home_q),)
         return TurnPlan(column, turn, home, max(errors))
 
+    def search_pick_steps(self, q_above_pick: np.ndarray, across_m: float) -> tuple[PlanStep, ...]:
+        """The pick steps `across_m` beside the pick pose across the jaws, straight down and up there."""
+        pick, above = self.workcell.pick, self._above_pick()
+        across = across_m * np.array([-math.sin(pick.yaw_rad), math.cos(pick.yaw_rad), 0.0])
+        q_above, _ = self.solve(ToolPose(tuple(np.add(above.position_m, across)), pick.yaw_rad), q_above_pick)
+        q_pick, _ = self.solve(ToolPose(tuple(np.add(pick.position_m, across)), pick.yaw_rad), q_above)
+        return (
+            self._move("beside the pick", q_above_pick, q_above),
+            *self.pick_steps(q_above, q_pick),
+            self._move("back over the dispenser", q_above, q_above_pick),
+        )
+
     def pick_steps(self, q_above_pick: np.ndarray, q_pick: np.ndarray) -> tuple[PlanStep, ...]:
         """From above the dispenser down to the disc, grip, and back up (the steps a missed pick repeats)."""
         return (
@@ -327,21 +342,24 @@ def _is_holding(arm: Arm) -> bool:
     return arm.status().gripping
 
 
-def _pick(arm: Arm, down: PlanStep, grip: PlanStep, lift: PlanStep) -> int:
-    """Down to the dispenser's disc, grip, lift; again while the lifted gripper holds nothing. Returns the
-    picks that came up empty; raises PickMissedError after `PICK_ATTEMPTS`."""
-    for missed in range(PICK_ATTEMPTS):
-        run_steps(arm, (down,))
+def _pick(arm: Arm, planner: Planner, first: tuple[PlanStep, ...]) -> int:
+    """Down to the dispenser's disc, grip, lift (`first`); again, looking beside it (`PICK_SEARCH_M`), while
+    the lifted gripper holds nothing. Returns the picks that came up empty; PickMissedError after the last."""
+    q_above_pick = first[0].trajectory.position(0.0)
+    for missed, across_m in enumerate(PICK_SEARCH_M):
+        steps = first if missed == 0 else planner.search_pick_steps(q_above_pick, across_m)
+        grip = next(i for i, step in enumerate(steps) if step.kind == "grip")
+        run_steps(arm, steps[:grip])
         gripped = arm.grip()
-        arm.wait(grip.duration_s)
-        run_steps(arm, (lift,))
+        arm.wait(steps[grip].duration_s)
+        run_steps(arm, steps[grip + 1 :])
         if gripped and _is_holding(arm):
             return missed
         arm.release()
         log.warning("pick %d of %d at the dispenser came up without a disc", missed + 1, PICK_ATTEMPTS)
     raise PickMissedError(
-        f"the gripper closed on nothing at the dispenser {PICK_ATTEMPTS} times: refill the dispenser "
-        "or free its feed, then resume"
+        f"the gripper closed on nothing at the dispenser {PICK_ATTEMPTS} times: refill the dispenser or free its "
+        "feed; if a disc stands in it, the arm misses it: check the arm's calibration (c4robot calibrate check), then resume"
     )
 
 
@@ -359,7 +377,7 @@ def play_column(arm: Arm, planner: Planner, column: int, go_home: bool = True) -
     grip = next(i for i, step in enumerate(steps) if step.kind == "grip")
     release = next(i for i, step in enumerate(steps) if step.kind == "release")
     run_steps(arm, steps[: grip - 1])
-    missed = _pick(arm, *steps[grip - 1 : grip + 2])
+    missed = _pick(arm, planner, steps[grip - 1 : grip + 2])
     run_steps(arm, steps[grip + 2 : release])
     if not _is_holding(arm):
         arm.release()
@@ -371,20 +389,3 @@ def play_column(arm: Arm, planner: Planner, column: int, go_home: bool = True) -
     if go_home:
         run_steps(arm, plan.home_steps)
     return ArmTurnResult(column, arm_s, arm.now_s() - home_started_s, True, plan.ik_error_m, missed)
-
-
-__all__ = [
-    "ArmTurnResult",
-    "DiscLostError",
-    "KeepOutBox",
-    "PickMissedError",
-    "PlanStep",
-    "Planner",
-    "PlanningError",
-    "ToolPose",
-    "TurnPlan",
-    "UnreachableError",
-    "Workcell",
-    "play_column",
-    "run_steps",
-]

@@ -43,6 +43,14 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
         "jaws open, a jammed dispenser)",
     )
     bench.add_argument(
+        "--servo-error-deg",
+        type=finite_float(0, 10),
+        default=0.0,
+        metavar="D",
+        help="with --drops: each turn as on a table whose servo zeros are off by up to D degrees per joint "
+        "(drawn per turn; the planner does not know)",
+    )
+    bench.add_argument(
         "--free-drops",
         type=bounded_int(0, 10_000),
         default=0,
@@ -125,6 +133,8 @@ def run_bench(args: argparse.Namespace) -> int:
     from robot.arm.planner import play_column
     from sim import World
 
+    if args.servo_error_deg and not args.drops:
+        raise ValueError("--servo-error-deg applies to the carried drops: give their number with --drops N too")
     if args.upsets and not args.drops:
         raise ValueError("--upsets upsets the carried drops: give their number with --drops N too")
     config = ArmConfig(
@@ -199,13 +209,14 @@ def _print_carried_drops(args: argparse.Namespace, config: object) -> int:
         for logger in quieted:
             logger.setLevel(logging.ERROR)
     try:
-        stats = run_carry_trials(args.drops, args.seed, args.upsets, config)
+        stats = run_carry_trials(args.drops, args.seed, args.upsets, config, zero_error_deg=args.servo_error_deg)
     finally:
         for logger in quieted:
             logger.setLevel(logging.NOTSET)
     upsets = ", ".join(f"{count} {name}" for name, count in stats.upsets.items())
     print(
-        f"carried drops: {stats.turns} robot turns into random columns, {args.upsets:.0%} upset ({upsets}); "
+        f"carried drops: {stats.turns} robot turns into random columns, {args.upsets:.0%} upset ({upsets}), "
+        f"servo zeros off by up to {args.servo_error_deg:g} deg; "
         f"{stats.turns_per_s:.1f} turns/s"
     )
     print(

@@ -132,13 +132,22 @@ def _turn(world: World, arm: SimArm, planner, column: int, stats: CarryTrialStat
 
 
 def run_carry_trials(
-    n: int, seed: int, upset_fraction: float = 0.0, config: ArmConfig = ArmConfig(), arm: str = "c4arm"
+    n: int,
+    seed: int,
+    upset_fraction: float = 0.0,
+    config: ArmConfig = ArmConfig(),
+    arm: str = "c4arm",
+    zero_error_deg: float = 0.0,
 ) -> CarryTrialStats:
-    """Play `n` robot turns into random open columns of a fresh world; `upset_fraction` of them upset."""
+    """Play `n` robot turns into random open columns of a fresh world; `upset_fraction` of them upset. With
+    `zero_error_deg` each turn is played as on a table whose servo zeros are off by up to that much (each
+    joint's error drawn afresh per turn: the spread of calibrations the carry must survive)."""
     from sim.config import ArmMount, WorldConfig
 
     if n < 0 or not 0.0 <= upset_fraction <= 1.0:
         raise ValueError(f"{n} turns with {upset_fraction} of them upset: give turns >= 0 and a fraction 0..1")
+    if not 0.0 <= zero_error_deg <= 10.0:
+        raise ValueError(f"servo zero error {zero_error_deg} degrees: use 0..10")
     rng = np.random.default_rng(seed)
     stats = CarryTrialStats()
     started_s = time.perf_counter()
@@ -152,6 +161,9 @@ def run_carry_trials(
             if not open_columns:
                 world.clear_board()
                 open_columns = list(range(board.shape[1]))
+            if zero_error_deg:
+                limit = math.radians(zero_error_deg)
+                sim_arm.miscalibrate(rng.uniform(-limit, limit, sim_arm.dof))
             if rng.random() < upset_fraction:
                 _upset(world, rng, stats)
             _turn(world, sim_arm, planner, int(rng.choice(open_columns)), stats)

@@ -111,6 +111,19 @@ def test_a_jammed_feed_is_picked_again_and_the_disc_lands() -> None:
         assert world.wait_until_settled(5.0) and world.board_state()[0, 2] == world.dispenser_player
 
 
+@pytest.mark.parametrize("base_error_deg", [2.8, -2.8])
+def test_a_disc_a_miscalibrated_arm_misses_is_found_beside_the_pick(base_error_deg: float) -> None:
+    """The base servo's zero off by 2.8 degrees puts the jaws ~8.5 mm beside the dispenser's disc, beyond the
+    open jaws' 6 mm slack: the first grip closes on nothing, a grip beside it takes the disc."""
+    with World(seed=4) as world:
+        planner, arm = _at_home(world)
+        arm.miscalibrate(np.radians([base_error_deg, 0.0, 0.0, 0.0, 0.0]))
+        np.testing.assert_allclose(arm.joint_state(), planner.home_q, atol=1e-9)
+        result = play_column(arm, planner, 3)
+        assert result.picks_missed in (1, 2)
+        assert world.wait_until_settled(5.0) and world.board_state()[0, 3] == world.dispenser_player
+
+
 def test_an_empty_dispenser_is_a_named_error_after_the_last_pick() -> None:
     with World(seed=4) as world:
         planner, arm = _at_home(world)

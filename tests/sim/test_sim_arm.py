@@ -164,6 +164,23 @@ def test_the_jaws_take_only_a_disc_they_touch(shift_m: tuple[float, float, float
         assert world.grip() and world.held_disc == disc
 
 
+@pytest.mark.parametrize("across_m", [-0.005, 0.004])
+def test_a_disc_off_the_jaws_middle_is_lifted_out_where_it_stood(across_m: float) -> None:
+    """The dispenser's cheeks keep the disc within a millimetre across: the jaws take it where it stands
+    (a real arm's servos give way) instead of dragging it through a cheek, and carry it that far off."""
+    with World(seed=5) as world:
+        pick_xyz, pick_yaw = world.dispenser_pick_pose()
+        glide_to(world, pick_xyz + np.array([0.0, across_m, 0.05]), pick_yaw)
+        glide_to(world, pick_xyz + np.array([0.0, across_m, 0.0]), pick_yaw)
+        assert world.grip()
+        disc = world.held_disc
+        glide_to(world, pick_xyz + np.array([0.0, across_m, 0.08]), pick_yaw)
+        world.step(0.2)
+        assert world.is_gripping() and world.discs_slipped == 0
+        off = world.disc_pose(disc)[0] - world.tool_pose()[0]
+        np.testing.assert_allclose(off, (0.0, -across_m, 0.0), atol=0.001)
+
+
 @pytest.mark.parametrize("force_n, slips", [(1.0, False), (60.0, True)])
 def test_a_flick_harder_than_the_pinch_tears_the_disc_out(force_n: float, slips: bool) -> None:
     with World(seed=3) as world:

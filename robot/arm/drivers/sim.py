@@ -36,6 +36,23 @@ class SimArm(Arm):
         self.dof = len(world.arm_joints())
         self._connected = False
         self._stopped = False
+        self.zero_error_rad = np.zeros(self.dof)
+        limits = world.arm_joint_limits()
+        self._lower = np.array([limit.lower_rad for limit in limits])
+        self._upper = np.array([limit.upper_rad for limit in limits])
+
+    def miscalibrate(self, zero_error_rad: np.ndarray) -> None:
+        """Each servo's zero is off by this much, as on a table calibrated imperfectly: the arm stands at
+        what it is told plus the error and reports what it was told (a servo reads its own position)."""
+        error = np.asarray(zero_error_rad, dtype=float)
+        if error.shape != (self.dof,):
+            raise ValueError(f"{error.size} zero errors for an arm with {self.dof} joints: give one per joint")
+        believed = self.joint_state()
+        self.zero_error_rad = error
+        self.world.set_arm_joints(self._actual(believed))
+
+    def _actual(self, q: np.ndarray) -> np.ndarray:
+        return np.clip(np.asarray(q, dtype=float) + self.zero_error_rad, self._lower, self._upper)
 
     def connect(self) -> None:
         self._connected = True
@@ -47,7 +64,7 @@ class SimArm(Arm):
         """Nothing to find: a simulated arm knows where it is."""
 
     def joint_state(self) -> np.ndarray:
-        return np.asarray(self.world.arm_joints(), dtype=float)
+        return np.asarray(self.world.arm_joints(), dtype=float) - self.zero_error_rad
 
     def follow(self, trajectory: JointTrajectory) -> None:
         """Set the joints along `trajectory` every control period, stepping physics in between."""
@@ -58,7 +75,7 @@ class SimArm(Arm):
         t_s = 0.0
         while t_s < trajectory.duration_s - 1e-9 and not self._stopped:
             t_s = min(t_s + period_s, trajectory.duration_s)
-            self.world.set_arm_joints(trajectory.position(t_s))
+            self.world.set_arm_joints(self._actual(trajectory.position(t_s)))
             self.world.step(period_s)
 
     def grip(self) -> bool:
