@@ -33,9 +33,10 @@ CHECK_SAMPLES_PER_LEG = 24
 LINK_RADIUS_M = 0.012  # the arm's links around their joint origins, for the board check
 MAX_SPLITS = 3
 SPLIT_RAISE_M = 0.03
-# Where each grip at the dispenser looks, across the jaws from the pick pose: a stuck feed frees itself in one
-# or two; a disc a miscalibrated arm misses by more than the open jaws' slack (6 mm) is beside the first.
-PICK_SEARCH_M = (0.0, 0.004, -0.004)
+# Where each grip at the dispenser looks, (across the jaws, down) from the pick pose: a stuck feed frees itself
+# in one or two; a disc a miscalibrated arm misses by more than the open jaws' slack (6 mm across) is beside the
+# first, or lower than the pads (a disc higher than planned is still under them).
+PICK_SEARCH_M = ((0.0, 0.0), (0.004, 0.0), (-0.004, 0.0), (0.0, 0.006))
 PICK_ATTEMPTS = len(PICK_SEARCH_M)
 
 
@@ -284,12 +285,12 @@ class Planner:
         home = (self._move("home", q_above_drop, self.home_q),)
         return TurnPlan(column, turn, home, max(errors))
 
-    def search_pick_steps(self, q_above_pick: np.ndarray, across_m: float) -> tuple[PlanStep, ...]:
-        """The pick steps `across_m` beside the pick pose across the jaws, straight down and up there."""
+    def search_pick_steps(self, q_above_pick: np.ndarray, across_m: float, down_m: float) -> tuple[PlanStep, ...]:
+        """The pick steps `across_m` beside the pick pose across the jaws and `down_m` lower, straight down and up."""
         pick, above = self.workcell.pick, self._above_pick()
         across = across_m * np.array([-math.sin(pick.yaw_rad), math.cos(pick.yaw_rad), 0.0])
         q_above, _ = self.solve(ToolPose(tuple(np.add(above.position_m, across)), pick.yaw_rad), q_above_pick)
-        q_pick, _ = self.solve(ToolPose(tuple(np.add(pick.position_m, across)), pick.yaw_rad), q_above)
+        q_pick, _ = self.solve(ToolPose(tuple(np.add(pick.position_m, across - (0, 0, down_m))), pick.yaw_rad), q_above)
         return (
             self._move("beside the pick", q_above_pick, q_above),
             *self.pick_steps(q_above, q_pick),
@@ -343,11 +344,11 @@ def _is_holding(arm: Arm) -> bool:
 
 
 def _pick(arm: Arm, planner: Planner, first: tuple[PlanStep, ...]) -> int:
-    """Down to the dispenser's disc, grip, lift (`first`); again, looking beside it (`PICK_SEARCH_M`), while
+    """Down to the dispenser's disc, grip, lift (`first`); again, beside and below it (`PICK_SEARCH_M`), while
     the lifted gripper holds nothing. Returns the picks that came up empty; PickMissedError after the last."""
     q_above_pick = first[0].trajectory.position(0.0)
-    for missed, across_m in enumerate(PICK_SEARCH_M):
-        steps = first if missed == 0 else planner.search_pick_steps(q_above_pick, across_m)
+    for missed, (across_m, down_m) in enumerate(PICK_SEARCH_M):
+        steps = first if missed == 0 else planner.search_pick_steps(q_above_pick, across_m, down_m)
         grip = next(i for i, step in enumerate(steps) if step.kind == "grip")
         run_steps(arm, steps[:grip])
         gripped = arm.grip()
