@@ -62,6 +62,10 @@ DULL_COLOUR_COST = 14.0
 IMBALANCE_COST = 1.0
 # The most a disc of the colour in excess is trusted when colours learnt from the frame give counts no game gives.
 IMPOSSIBLE_COUNT_CONFIDENCE = 0.8
+# A disc in its slot covers its whole ring (but the two spared sectors); one whose colour covers less than
+# FULL_COVERAGE (a loose disc behind the board at 0.82 to 0.86 in dim warm light) is trusted no more than this.
+FULL_COVERAGE = 0.9
+PARTLY_FILLED_CONFIDENCE = 0.8
 # With calibrated colours every cell's colour is trusted on its own, so the counts are left free: a person
 # who drops two discs or plays the robot's colour must show up as such for the move detector.
 FREE_COUNTS = 0.0
@@ -338,6 +342,7 @@ def classify(samples: HoleSamples, reference_colours: tuple[np.ndarray, ...] | N
         # else (a loose disc behind the board smeared by blur into a full hole), or discs stacked by hand.
         excess = 1 if (outcome.grid == 1).sum() > (outcome.grid == 2).sum() else 2
         confidence = np.where(outcome.grid == excess, np.minimum(confidence, IMPOSSIBLE_COUNT_CONFIDENCE), confidence)
+    confidence = np.minimum(confidence, _partly_filled_cap(outcome))
     background = distinct_backgrounds(background_colours(samples, outcome.grid, outcome.colours), outcome.colours)
     claimed = background_claims(samples, outcome.colours, background, CLEAR_CLAIM_MARGIN) if background else None
     unproven = unproven_empty(samples, outcome.grid, outcome.colours, outcome.dents, claimed)
@@ -348,6 +353,16 @@ def classify(samples: HoleSamples, reference_colours: tuple[np.ndarray, ...] | N
         )
     confidence = np.where(samples.visible.reshape(samples.shape), confidence, 0.0)
     return Classification(outcome.grid, confidence, outcome.colours, problems)
+
+
+def _partly_filled_cap(outcome: _Outcome) -> np.ndarray:
+    """(rows, cols) the most each disc can be trusted: PARTLY_FILLED_CONFIDENCE where its colour covers less than
+    FULL_COVERAGE of the ring (a loose disc behind the board that blur or dim light has rounded off), else 1."""
+    cap = np.ones(outcome.grid.shape)
+    for index, colour in enumerate(outcome.colours):
+        full = COVERAGE_GAIN * (FULL_COVERAGE - COVERAGE_THRESHOLD) - _dullness_cost(colour)
+        cap[(outcome.grid == index + 1) & (outcome.cell_scores[index] < full)] = PARTLY_FILLED_CONFIDENCE
+    return cap
 
 
 def _order_by_count(outcome: _Outcome) -> _Outcome:

@@ -29,7 +29,7 @@ CLEAR_CLAIM_MARGIN = 6.0
 # A background colour proves holes empty only when no light makes a disc colour within this of it: learnt from
 # the holes read empty, it may be discs the count prior emptied (dim pink discs a little off the pink learnt).
 DISTINCT_BACKGROUND = 12.0
-# With fewer than two disc colours learnt, a hole filled to the rim by one colour this vivid may hold a disc of
+# With fewer than two disc colours learnt (none: the board read empty), a hole filled to the rim by one colour this vivid may hold a disc of
 # the colour missed (red discs in dim light under a webcam's noise keep a chroma of 40); with two, one as vivid as
 # plastic (SATURATED_CHROMA) may be a disc off its colour (one more orange than the rest under a warm lamp).
 FILLED_CHROMA = 30.0
@@ -59,14 +59,16 @@ def unproven_empty(
     distinct background colour clearly explains (None: none).
     """
     empty = (grid.ravel() == 0) & samples.visible
-    if not colours or not empty.any():
+    if not empty.any():
         return np.zeros(grid.shape, dtype=bool)
-    in_some_light = shaded_distances(samples.pixels, np.asarray(colours), SHADOW_RANGE) < MATCH_RADIUS
-    if claimed is not None:
-        in_some_light &= ~claimed[..., None]
-    like_a_disc = ((in_some_light.mean(axis=1) >= DISC_LIKE_SHARE) & (dents <= UNPROVEN_DENT_PITCH)).any(axis=1)
     vivid = FILLED_CHROMA if len(colours) < 2 else SATURATED_CHROMA
-    unproven = (empty & like_a_disc) | _filled_by_one_colour(samples, empty, vivid)
+    unproven = _filled_by_one_colour(samples, empty, vivid)
+    if colours:
+        in_some_light = shaded_distances(samples.pixels, np.asarray(colours), SHADOW_RANGE) < MATCH_RADIUS
+        if claimed is not None:
+            in_some_light &= ~claimed[..., None]
+        like_a_disc = ((in_some_light.mean(axis=1) >= DISC_LIKE_SHARE) & (dents <= UNPROVEN_DENT_PITCH)).any(axis=1)
+        unproven |= empty & like_a_disc
     return _could_hold_a_disc(unproven.reshape(grid.shape), grid, samples)
 
 
