@@ -215,8 +215,9 @@ def _print_carried_drops(args: argparse.Namespace, config: object) -> int:
             logger.setLevel(logging.NOTSET)
     upsets = ", ".join(f"{count} {name}" for name, count in stats.upsets.items())
     print(
-        f"carried drops: {stats.turns} robot turns into random columns, {args.upsets:.0%} upset ({upsets}), "
-        f"servo zeros off by up to {args.servo_error_deg:g} deg; "
+        f"carried drops: {stats.turns} robot turns into random columns, {args.upsets:.0%} upset ({upsets})"
+        + (f", servo zeros off by up to {args.servo_error_deg:g} deg" if args.servo_error_deg else "")
+        + "; "
         f"{stats.turns_per_s:.1f} turns/s"
     )
     print(
