@@ -16,6 +16,7 @@ import contextlib
 import json
 import os
 import random
+import signal
 import socket
 import subprocess
 import sys
@@ -76,10 +77,10 @@ def ask_resident(request: dict, path: Path | None = None) -> SearchResult | None
     return SearchResult(**{**reply, "pv": tuple(reply["pv"]), "column_scores": tuple(reply["column_scores"])})
 
 
-def start_resident(path: Path | None = None) -> None:
-    """Start a resident in the background, detached from this process and its terminal."""
-    with contextlib.suppress(OSError):
-        subprocess.Popen(
+def start_resident(path: Path | None = None) -> subprocess.Popen | None:
+    """Start a resident in the background, detached from this process and its terminal (None if it cannot)."""
+    try:
+        return subprocess.Popen(
             [sys.executable, "-m", "engine.resident", str(path or socket_path())],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -87,6 +88,8 @@ def start_resident(path: Path | None = None) -> None:
             start_new_session=True,
             close_fds=True,
         )
+    except OSError:
+        return None
 
 
 def answer(request: dict) -> SearchResult:
@@ -133,6 +136,9 @@ def _listen(path: Path) -> socket.socket | None:
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     if not _private(path.parent):
         return None
+    for old in path.parent.glob("engine-*.sock"):  # those of residents killed, or of an engine since edited
+        if old != path and not _alive(old):
+            old.unlink(missing_ok=True)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         listener.bind(str(path))
@@ -181,4 +187,5 @@ def _read_line(connection: socket.socket) -> str:
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # `kill` too removes the socket (serve's finally)
     serve(Path(sys.argv[1]))

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from engine.position import Position
-from engine.resident import ask_resident, serve
+from engine.resident import ask_resident, serve, start_resident
 
 
 def _request(moves: str, known_at: float | None = None, seed: int | None = None) -> dict:
@@ -62,15 +62,20 @@ def test_the_resident_refuses_what_the_search_refuses(resident: Path) -> None:
 
 
 def test_no_resident_is_no_answer_and_a_dead_ones_socket_is_taken_over(tmp_path: Path) -> None:
-    path = tmp_path / "c4" / "engine.sock"
+    path = tmp_path / "c4" / "engine-fedcba9876543210.sock"
     assert ask_resident(_request("4"), path) is None  # nothing there: the caller searches itself
     path.parent.mkdir(mode=0o700)
     dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     dead.bind(str(path))  # a resident that died: its socket file stays, nobody listens
     dead.close()
     assert ask_resident(_request("4"), path) is None
+    older = path.parent / "engine-0123456789abcdef.sock"  # a dead resident of an engine since edited
+    path.rename(older)
+    dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    dead.bind(str(path))
+    dead.close()
     serve(path, idle_s=0.01)  # takes the dead one's place, then quits for want of questions
-    assert not path.exists()
+    assert not path.exists() and not older.exists()
 
 
 def test_a_second_resident_stands_aside(resident: Path) -> None:
@@ -87,3 +92,17 @@ def test_a_folder_others_may_enter_is_not_used(tmp_path: Path) -> None:
     serve(folder / "engine.sock", idle_s=60)  # returns at once, listens nowhere
     assert not (folder / "engine.sock").exists()
     assert ask_resident(_request("4"), folder / "engine.sock") is None
+
+
+def test_a_resident_started_in_the_background_answers_and_leaves_no_socket_when_killed(tmp_path: Path) -> None:
+    path = tmp_path / "c4" / "engine-fedcba9876543210.sock"
+    process = start_resident(path)
+    assert process is not None
+    try:
+        _wait_for(path)
+        answer = ask_resident(_request("4"), path)
+        assert answer is not None and answer.column == 3
+    finally:
+        process.terminate()
+        process.wait(30)
+    assert not path.exists()
