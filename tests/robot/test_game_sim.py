@@ -116,15 +116,17 @@ def _sim_game(tmp_path: Path, told: list[str], **settings):
     from robot.game.sim_table import SimGame
 
     game_setup = SimGame(seed=4, gui=False, opponent="random", robot_first=False, tell=told.append)
-    game = game_setup.game(GameSettings(time_budget_s=0.2, look_timeout_s=0.5, **settings), tmp_path / "g.json", None)
+    game = game_setup.game(GameSettings(time_budget_s=0.2, **settings), tmp_path / "g.json", None)
     return game_setup, game
 
 
 def test_a_blocked_camera_is_told_and_the_game_waits(tmp_path: Path) -> None:
     told: list[str] = []
-    game_setup, game = _sim_game(tmp_path, told)
+    # Blocked for longer than a look waits on a fast machine, and a look long enough for three frames on a
+    # loaded one (the watcher's timeout is wall-clock time).
+    game_setup, game = _sim_game(tmp_path, told, look_timeout_s=2.0)
     with game_setup:
-        game.watcher.camera = _BlockedForAWhile(game.watcher.camera, blocked_reads=30)
+        game.watcher.camera = _BlockedForAWhile(game.watcher.camera, blocked_reads=60)
         summary = game.play().summary()
     assert any("cannot see the board" in message for message in told)
     assert summary["winner"] in ("robot", "opponent", "draw")
