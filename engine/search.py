@@ -51,7 +51,9 @@ LOSS_CHECK_SHARE = 0.3  # share kept after the heuristics, to prove that their m
 def warm_up(width: int = 7, height: int = 6, connect: int = 4) -> None:
     """Load (or compile, on the very first run) the numba kernels, so the first real move keeps its budget.
 
-    Loading the cached kernels takes a few hundred ms; a game loop calls this once at start-up.
+    Loading the cached kernels takes a few hundred ms; a game loop calls this once at start-up. Call it
+    in the thread that searches: a thread without it leaves the exact solver out of budgets under
+    SOLVER_LOAD_S (engine/search_state.py) rather than load it inside a move.
     """
     from engine.evaluation import make_weights
 

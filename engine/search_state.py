@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # the numba-backed modules load on the first search, so `impo
 
 SOLVER_TABLE_MB = 64.0
 MIN_SOLVER_NODES = 20_000  # below this a solver call is not worth its overhead
+SOLVER_LOAD_S = 1.0  # loading the solver's kernel in a fresh process (0.3-1 s measured): not inside a move
 FIRST_SOLVER_NODES_PER_S = 3_000_000  # a cautious guess until this process has measured its own speed
 
 _local = threading.local()
@@ -49,6 +50,11 @@ def solver() -> Solver:
     return found
 
 
+def solver_loaded() -> bool:
+    """True once this thread's solver exists (its kernel loaded)."""
+    return getattr(_local, "solver", None) is not None
+
+
 def solver_nodes_per_s() -> float:
     """This thread's solver speed as measured so far (a cautious guess before any measure)."""
     return getattr(_local, "solver_nodes_per_s", FIRST_SOLVER_NODES_PER_S)
@@ -69,6 +75,8 @@ def timed_solve(
     deadline holds where the node budget would not: on a busy machine the solver runs slower than measured."""
     if node_budget() < MIN_SOLVER_NODES:
         return None  # not even worth loading the solver
+    if not solver_loaded() and deadline is not None and deadline - time.perf_counter() < SOLVER_LOAD_S:
+        return None  # loading it would take the budget (a fresh process: the game and the resident load it ahead)
     exact = solver()
     allowed = node_budget()
     if allowed < MIN_SOLVER_NODES:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import threading
 import time
 
 import pytest
@@ -153,3 +154,21 @@ def test_the_time_of_an_answer_is_all_the_time_it_took() -> None:
     result = search(position, Limit(time=0.5))
     took_ms = (time.perf_counter() - started) * 1000
     assert result.nodes == 0 and took_ms - 5 <= result.ms <= took_ms
+
+
+def test_a_fresh_thread_does_not_load_the_solver_inside_a_move() -> None:
+    """Loading the solver's kernel takes most of a 500 ms budget in a fresh process: there the early
+    book's move is the answer, and the solver is left for warm_up (the game, the resident engine)."""
+    from engine.search_state import solver_loaded
+
+    found: list = []
+
+    def fresh() -> None:
+        found.append(search(Position.from_moves("4343"), Limit(time=0.5)))
+        found.append(solver_loaded())
+
+    thread = threading.Thread(target=fresh)
+    thread.start()
+    thread.join()
+    answer, loaded = found
+    assert answer.nodes == 0 and Position.from_moves("4343").can_play(answer.column) and not loaded
