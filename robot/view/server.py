@@ -20,12 +20,11 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib.resources import files
 
+from robot.view import DEFAULT_HOST, DEFAULT_PORT
 from robot.view.live import LiveView
 
 log = logging.getLogger(__name__)
 
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 8765
 WAKE_S = 1.0  # how often a waiting stream checks whether the server is closing
 KEEPALIVE_S = 15.0
 BOUNDARY = "c4frame"
