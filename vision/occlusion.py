@@ -100,6 +100,12 @@ def _distance_under_light(values: np.ndarray, reference: np.ndarray, shading_ran
 
 def _blocked_rays(samples: HoleSamples) -> np.ndarray:
     """(holes, RAY_COUNT): rays whose face-ring samples differ from both the board's face and the reference ring."""
+    return rays_off_the_face(samples) & ~_off_board_rays(samples.shape)
+
+
+def rays_off_the_face(samples: HoleSamples) -> np.ndarray:
+    """(holes, RAY_COUNT): rays whose face-ring samples differ from both the board's face and the reference ring,
+    the rays of edge holes that point off the board (onto the board's frame) included."""
     on_ring = _face_ring_samples(samples)
     outer = on_ring.any(axis=(0, 1))
     ring, on_ring = samples.rays[:, :, outer], on_ring[:, :, outer]
@@ -108,8 +114,7 @@ def _blocked_rays(samples: HoleSamples) -> np.ndarray:
     reference = np.median(ring[np.argsort(likeness)[: max(1, int(len(ring) * REFERENCE_SHARE))]], axis=0)
     from_reference = _distance_under_light(ring, reference[None], FACE_SHADING_RANGE)
     far = (from_face >= BLOCKED_DISTANCE) & (from_reference >= BLOCKED_DISTANCE)
-    blocked = (far | ~on_ring).all(axis=2) & on_ring.any(axis=2)
-    return blocked & ~_off_board_rays(samples.shape)
+    return (far | ~on_ring).all(axis=2) & on_ring.any(axis=2)
 
 
 def _unseen_holes(samples: HoleSamples) -> np.ndarray:

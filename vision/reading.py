@@ -17,6 +17,7 @@ import numpy as np
 
 from vision.classify import classify
 from vision.colour_names import LETTERS, colour_letters
+from vision.frame_check import framed
 from vision.geometry import check_corners, check_shape, hole_centres_px
 from vision.hole_samples import HoleSamples, sample_holes, to_weighted_lab
 from vision.localise import BoardNotFoundError, locate_board, refine_corners
@@ -141,6 +142,7 @@ def read(
     rows, cols = check_shape(shape)
     reference = _reference_colours(colours)
     problems: list[str] = []
+    off_frame = None
     try:
         if corners is None:
             found = locate_board(image, (rows, cols))
@@ -151,6 +153,15 @@ def read(
         if not too_dark:  # in the dark, holes and face look alike whatever is in front of them
             _check_uncovered(samples)
         covered, grazed = (np.zeros((rows, cols), dtype=bool),) * 2 if too_dark else occluded_holes(samples)
+        if not too_dark:
+            moved, moved_samples, off_frame = framed(
+                found, samples, lambda lattice: sample_holes(image, lattice, (rows, cols))
+            )
+            moved_covered, moved_grazed = occluded_holes(moved_samples) if moved is not found else (covered, grazed)
+            if moved is not found and moved_covered.sum() < max(covered.sum(), 1):
+                found, samples, covered, grazed = moved, moved_samples, moved_covered, moved_grazed
+            if covered.any():  # a hand at an edge hides the frame too
+                off_frame = None
         samples = dataclasses.replace(samples, covered=covered.ravel(), grazed=grazed.ravel())
     except BoardNotFoundError as error:
         return BoardReading(
@@ -180,6 +191,9 @@ def read(
     confidence = result.confidence
     if too_dark:
         problems.insert(0, TOO_DARK)
+        confidence = np.minimum(confidence, OCCLUDED_CONFIDENCE)
+    if off_frame:
+        problems.insert(0, off_frame)
         confidence = np.minimum(confidence, OCCLUDED_CONFIDENCE)
     if covered.any():
         problems.insert(0, covered_sentence(covered))

@@ -1,5 +1,6 @@
 """Never confidently wrong under what a webcam does every day (dim light and its noise, JPEG blocks, motion blur, a
-warm lamp): a cell the reader cannot tell is below 0.9, or the reading says why ("too dark to read: add light")."""
+warm lamp): a cell the reader cannot tell is below 0.9, or the reading says why ("too dark to read: add light"); a
+lattice one column or row off the board is moved back into the board's frame."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from conftest import Scene, random_game_grid, render_board
 import vision
 from robot.cli.vision_commands import load_image, parse_corners_file, parse_labels
 from vision.degrade import WEBCAM_SIZE_PX, apply_change, darken, fit_within, gaussian_noise, jpeg, white_balance
+from vision.frame_check import moved_corners
 from vision.reading import TOO_DARK
 from vision.reliability import SURE, score_reading
 
@@ -108,3 +110,14 @@ def test_counts_no_game_gives_are_read_as_they_are_but_not_trusted() -> None:
     assert (learnt.confidence[(learnt.grid == 0) & (grid != 0)] < SURE).all()  # what the count prior emptied
     calibrated = vision.read(image, corners=corners, colours=((40, 40, 200), (30, 200, 235)))
     assert (calibrated.grid == grid).all() and (calibrated.confidence >= SURE).all()
+
+
+@pytest.mark.parametrize("step", [(-1, 0), (1, 0), (0, -1), (0, 1)])
+@pytest.mark.parametrize("moves", [0, 20])
+def test_a_lattice_one_column_or_row_off_the_board_is_moved_back(step: tuple[int, int], moves: int) -> None:
+    grid = random_game_grid(moves, seed=moves)
+    image, corners = render_board(grid, Scene(noise_sigma=4.0, seed=moves))
+    reading = vision.read(image, corners=moved_corners(corners, (6, 7), step))
+    assert np.abs(reading.corners - corners).max() < 3.0, reading.problems
+    assert (np.array([".", *reading.colour_names])[reading.grid] == np.array([".", "R", "Y"])[grid]).all()
+    assert not reading.covered.any()
