@@ -96,6 +96,27 @@ def to_weighted_lab(bgr: np.ndarray) -> np.ndarray:
     return lab
 
 
+def shifted_planes(values: np.ndarray) -> np.ndarray:
+    """(3, ...) float32: weighted-Lab values (..., 3) shifted by BLACK, one contiguous plane per channel (numpy's
+    loops over a last axis of 3 or of a few colours are several times slower than over long contiguous rows)."""
+    return np.moveaxis(np.asarray(values, dtype=np.float32) - BLACK, -1, 0).copy()
+
+
+def _dot(planes: np.ndarray, references: np.ndarray) -> np.ndarray:
+    """(k, ...) the products of shifted values (3, ...) with k shifted references (k, 3)."""
+    index = (slice(None),) + (None,) * (planes.ndim - 1)
+    return (
+        planes[0] * references[index + (0,)]
+        + planes[1] * references[index + (1,)]
+        + planes[2] * references[index + (2,)]
+    )
+
+
+def _last_axis(values: np.ndarray) -> np.ndarray:
+    """(..., k) contiguous from (k, ...): the layout callers index."""
+    return np.ascontiguousarray(np.moveaxis(values, 0, -1))
+
+
 def shaded_distances(pixels: np.ndarray, colours: np.ndarray, shading_range: tuple[float, float]) -> np.ndarray:
     """(..., k) weighted-Lab distances from pixels (..., 3) to k colours (k, 3), each colour dimmed or brightened.
 
@@ -103,14 +124,15 @@ def shaded_distances(pixels: np.ndarray, colours: np.ndarray, shading_range: tup
     root), so each pixel is compared with the colour scaled by the factor within `shading_range` that fits
     it best. Greys and other hues stay far from a vivid colour whatever the light.
     """
-    shifted = (np.asarray(pixels, dtype=np.float32) - BLACK).reshape(-1, 3)
+    planes = shifted_planes(pixels)
     references = np.asarray(colours, dtype=np.float32).reshape(-1, 3) - BLACK
-    # Three products summed rather than a matrix product: BLAS spends more on threads than on a contraction of 3.
-    dot = shifted[:, :1] * references[:, 0] + shifted[:, 1:2] * references[:, 1] + shifted[:, 2:] * references[:, 2]
+    dot = _dot(planes, references)
     reference_norms = np.maximum((references * references).sum(axis=1), 1e-6)
-    factor = np.clip(dot / reference_norms, *shading_range)
-    squared = (shifted * shifted).sum(axis=1)[:, None] - 2 * factor * dot + factor * factor * reference_norms
-    return np.sqrt(np.maximum(squared, 0.0)).reshape(*np.shape(pixels)[:-1], len(references))
+    norms = reference_norms.reshape(-1, *(1,) * (planes.ndim - 1))
+    factor = np.clip(dot / norms, *shading_range)
+    squared = (planes[0] * planes[0] + planes[1] * planes[1] + planes[2] * planes[2]) - 2 * factor * dot
+    squared += factor * factor * norms
+    return _last_axis(np.sqrt(np.maximum(squared, 0.0, out=squared), out=squared))
 
 
 def ramp_shaded_distances(pixels: np.ndarray, colours: np.ndarray, shading_range: tuple[float, float]) -> np.ndarray:
@@ -121,19 +143,21 @@ def ramp_shaded_distances(pixels: np.ndarray, colours: np.ndarray, shading_range
     falls off smoothly across it (a plane fitted to the light each pixel asks for) from a lit side in the
     light of the board. A loose disc behind the board is darker all over: no ramp has a lit side in range.
     """
-    shifted = np.asarray(pixels, dtype=np.float32) - BLACK
+    planes = shifted_planes(pixels)
     references = np.asarray(colours, dtype=np.float32).reshape(-1, 3) - BLACK
-    dot = sum(shifted[..., axis, None] * references[:, axis] for axis in range(3))
-    reference_norms = np.maximum((references * references).sum(axis=1), 1e-6)
+    dot = _dot(planes, references)
+    reference_norms = np.maximum((references * references).sum(axis=1), 1e-6)[:, None, None]
     wanted = dot / reference_norms
-    plane = RING_PLANE_SOLVER @ wanted
-    light = sum(RING_PLANE[:, term, None] * plane[:, None, term] for term in range(3))
-    relative = np.clip(light / np.maximum(light.max(axis=1, keepdims=True), 1e-6), MIN_RELATIVE_LIGHT, 1.0)
+    plane = (RING_PLANE_SOLVER @ _last_axis(wanted)).transpose(2, 0, 1)  # (k, holes, 3)
+    light = RING_PLANE[:, 0] * plane[..., 0, None] + RING_PLANE[:, 1] * plane[..., 1, None]
+    light += RING_PLANE[:, 2] * plane[..., 2, None]
+    relative = np.clip(light / np.maximum(light.max(axis=2, keepdims=True), 1e-6), MIN_RELATIVE_LIGHT, 1.0)
     under_ramp = np.clip(wanted, shading_range[0] * relative, shading_range[1] * relative)
     even = np.clip(wanted, *shading_range)
     factor = np.where(np.abs(under_ramp - wanted) < np.abs(even - wanted), under_ramp, even)
-    squared = (shifted * shifted).sum(axis=-1)[..., None] - 2 * factor * dot + factor * factor * reference_norms
-    return np.sqrt(np.maximum(squared, 0.0))
+    squared = (planes[0] * planes[0] + planes[1] * planes[1] + planes[2] * planes[2]) - 2 * factor * dot
+    squared += factor * factor * reference_norms
+    return _last_axis(np.sqrt(np.maximum(squared, 0.0, out=squared), out=squared))
 
 
 def from_weighted_lab_to_bgr(weighted_lab: np.ndarray) -> np.ndarray:

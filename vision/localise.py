@@ -39,6 +39,8 @@ REFINE_MATCH_PITCH = 0.3
 REFINE_MIN_OFFSET_PITCH = 0.1
 REFINE_GAIN = 0.6
 RIM_FIT_TOLERANCE_PITCH = 0.05
+# OpenCV's 8-bit Lab holds lightness 0..100 as 0..255; weighted Lab halves it (vision.hole_samples.LIGHTNESS_WEIGHT).
+LAB8_LIGHTNESS = 100.0 / 255.0 * 0.5
 
 
 class BoardNotFoundError(RuntimeError):
@@ -55,10 +57,27 @@ def _work_image(image: np.ndarray) -> tuple[np.ndarray, float]:
 
 
 def _weighted_lab(image: np.ndarray) -> np.ndarray:
-    lab = cv2.cvtColor(image, cv2.COLOR_BGR2Lab).astype(np.float32)
-    lab[..., 0] *= 100.0 / 255.0 * 0.5
+    return _weighted(cv2.cvtColor(image, cv2.COLOR_BGR2Lab))
+
+
+def _weighted(lab8: np.ndarray) -> np.ndarray:
+    """8-bit OpenCV Lab (..., 3) as weighted Lab (lightness 0..50, a and b about 0)."""
+    lab = lab8.astype(np.float32)
+    lab[..., 0] *= LAB8_LIGHTNESS
     lab[..., 1:] -= 128.0
     return lab
+
+
+def _face_coloured(lab8: np.ndarray, face: np.ndarray) -> np.ndarray:
+    """(H, W) uint8: 1 where the 8-bit Lab image is within FACE_MATCH_DISTANCE of the face colour (weighted Lab).
+
+    Each channel's squared difference from the face takes only 256 values: looked up in tables rather than
+    converting every pixel to weighted Lab (the same float32 values either way)."""
+    value = np.arange(256, dtype=np.float32)
+    tables = [value * LAB8_LIGHTNESS - face[0], value - 128.0 - face[1], value - 128.0 - face[2]]
+    squared = [table * table for table in tables]
+    distance = squared[0][lab8[..., 0]] + squared[1][lab8[..., 1]] + squared[2][lab8[..., 2]]
+    return (distance < FACE_MATCH_DISTANCE**2).astype(np.uint8)
 
 
 def hole_candidates(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -318,18 +337,15 @@ def refine_corners(
     margin = int(pitch)
     x0, y0 = np.maximum(np.floor(corners.min(axis=0)).astype(int) - margin, 0)
     x1, y1 = np.ceil(corners.max(axis=0)).astype(int) + margin
-    region = _weighted_lab(work[y0:y1, x0:x1])
+    region = cv2.cvtColor(work[y0:y1, x0:x1], cv2.COLOR_BGR2Lab)
     gaps = grid_points((rows + 1, cols + 1)).reshape(-1, 2) - 0.5
     probes = np.rint(project(homography, gaps)).astype(int) - (x0, y0)
     height, width = region.shape[:2]
     keep = (probes[:, 0] >= 0) & (probes[:, 0] < width) & (probes[:, 1] >= 0) & (probes[:, 1] < height)
     if keep.sum() < 4:
         return corners_px
-    face = np.median(region[probes[keep, 1], probes[keep, 0]], axis=0)
-    difference = region - face
-    difference *= difference
-    mask = (difference[..., 0] + difference[..., 1] + difference[..., 2] < FACE_MATCH_DISTANCE**2).astype(np.uint8)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    face = np.median(_weighted(region[probes[keep, 1], probes[keep, 0]]), axis=0)
+    mask = cv2.morphologyEx(_face_coloured(region, face), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     centres, _ = hole_candidates(mask)
     if len(centres) < MIN_LATTICE_HOLES:
         return corners_px

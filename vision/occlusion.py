@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.hole_samples import BLACK, RAY_COUNT, RAY_RADII_PITCH, HoleSamples, shaded_distances
+from vision.hole_samples import RAY_COUNT, RAY_RADII_PITCH, HoleSamples, shaded_distances, shifted_planes
 
 # Samples of the face ring: beyond every hole's rim (holes measure 0.33 to 0.38 pitch, lattices sit within
 # 0.03 of the rims), inside the face between neighbours.
@@ -82,20 +82,40 @@ def _longest_run(blocked: np.ndarray) -> np.ndarray:
     return np.minimum(longest, blocked.shape[1])
 
 
-def _face_ring_samples(samples: HoleSamples) -> np.ndarray:
-    """(holes, RAY_COUNT, radii) bool: the ray samples on the face ring, measured from each hole's own rim centre
-    (a lattice a little off the holes would otherwise put the ring's near side on the rim)."""
-    offsets = RAY_RADII_PITCH[None, None, :, None] * _ray_directions()[None, :, None, :]
-    from_rim = np.linalg.norm(offsets - samples.rim_offsets[:, None, None, :], axis=-1)
-    return from_rim >= FACE_RING_RADIUS_PITCH
+def _face_ring_samples(samples: HoleSamples) -> tuple[np.ndarray, np.ndarray]:
+    """The radii (indices into RAY_RADII_PITCH) that reach the face ring somewhere, and (holes, RAY_COUNT, those
+    radii) bool: the ray samples on the face ring, measured from each hole's own rim centre (a lattice a little off
+    the holes would otherwise put the ring's near side on the rim)."""
+    directions = _ray_directions()
+    along_x = RAY_RADII_PITCH[None, :] * directions[:, :1] - samples.rim_offsets[:, None, None, 0]
+    along_y = RAY_RADII_PITCH[None, :] * directions[:, 1:] - samples.rim_offsets[:, None, None, 1]
+    on_ring = np.sqrt(along_x * along_x + along_y * along_y) >= FACE_RING_RADIUS_PITCH
+    outer = np.flatnonzero(on_ring.any(axis=(0, 1)))
+    return outer, on_ring[:, :, outer]
+
+
+def _masked_median(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """(holes,) or (holes, channels): the median of each hole's `values` (holes, n) or (holes, n, channels) where
+    `mask` (holes, n), NaN where none is; as np.nanmedian of the rest set to NaN, without its loop over holes."""
+    wide = values if values.ndim == 3 else values[..., None]
+    ordered = np.sort(np.where(mask[..., None], wide, np.inf), axis=1)
+    count = mask.sum(axis=1)
+    middle = [np.broadcast_to(index[:, None, None], (len(wide), 1, wide.shape[2])) for index in (count - 1, count)]
+    low, high = (np.take_along_axis(ordered, np.maximum(index // 2, 0), axis=1)[:, 0] for index in middle)
+    median = np.where(count[:, None] > 0, (low + high) / 2, np.nan)
+    return median if values.ndim == 3 else median[:, 0]
 
 
 def _distance_under_light(values: np.ndarray, reference: np.ndarray, shading_range: tuple[float, float]) -> np.ndarray:
     """Weighted-Lab distance from `values` to the nearest light of `reference` (broadcast) within `shading_range`."""
-    shifted, towards = values - BLACK, reference - BLACK
-    factor = (shifted * towards).sum(axis=-1) / np.maximum((towards * towards).sum(axis=-1), 1e-6)
-    factor = np.clip(factor, *shading_range)[..., None]
-    return np.linalg.norm(shifted - factor * towards, axis=-1)
+    shifted, towards = shifted_planes(values), shifted_planes(reference)
+    dot = shifted[0] * towards[0] + shifted[1] * towards[1] + shifted[2] * towards[2]
+    factor = np.clip(
+        dot / np.maximum(towards[0] * towards[0] + towards[1] * towards[1] + towards[2] * towards[2], 1e-6),
+        *shading_range,
+    )
+    apart = [shifted[channel] - factor * towards[channel] for channel in range(3)]
+    return np.sqrt(apart[0] * apart[0] + apart[1] * apart[1] + apart[2] * apart[2])
 
 
 def _blocked_rays(samples: HoleSamples) -> np.ndarray:
@@ -106,11 +126,10 @@ def _blocked_rays(samples: HoleSamples) -> np.ndarray:
 def rays_off_the_face(samples: HoleSamples) -> np.ndarray:
     """(holes, RAY_COUNT): rays whose face-ring samples differ from both the board's face and the reference ring,
     the rays of edge holes that point off the board (onto the board's frame) included."""
-    on_ring = _face_ring_samples(samples)
-    outer = on_ring.any(axis=(0, 1))
-    ring, on_ring = samples.rays[:, :, outer], on_ring[:, :, outer]
+    outer, on_ring = _face_ring_samples(samples)
+    ring = samples.rays[:, :, outer]
     from_face = shaded_distances(ring, samples.face[None], FACE_SHADING_RANGE)[..., 0]
-    likeness = np.nanmedian(np.where(on_ring, from_face, np.nan).reshape(len(ring), -1), axis=1)
+    likeness = _masked_median(from_face.reshape(len(ring), -1), on_ring.reshape(len(ring), -1))
     reference = np.median(ring[np.argsort(likeness)[: max(1, int(len(ring) * REFERENCE_SHARE))]], axis=0)
     from_reference = _distance_under_light(ring, reference[None], FACE_SHADING_RANGE)
     far = (from_face >= BLOCKED_DISTANCE) & (from_reference >= BLOCKED_DISTANCE)
@@ -121,9 +140,8 @@ def _unseen_holes(samples: HoleSamples) -> np.ndarray:
     """(holes,): holes that look like what lies just outside them, rim and all: something in front of them (a sleeve
     of the face's own colour, a sheet) hides the hole; an open hole shows what is behind the board, a disc, or at
     least its rim."""
-    on_ring = _face_ring_samples(samples)
-    outside = np.where(on_ring[..., None], samples.rays, np.nan).reshape(len(on_ring), -1, 3)
-    local = np.nanmedian(outside, axis=1)
+    outer, on_ring = _face_ring_samples(samples)
+    local = _masked_median(samples.rays[:, :, outer].reshape(len(on_ring), -1, 3), on_ring.reshape(len(on_ring), -1))
     ring = _distance_under_light(samples.pixels, local[:, None], UNSEEN_SHADING_RANGE)
     band = (RIM_BAND_PITCH[0] <= RAY_RADII_PITCH) & (RIM_BAND_PITCH[1] >= RAY_RADII_PITCH)
     across_rim = _distance_under_light(samples.rays[:, :, band], local[:, None, None], UNSEEN_SHADING_RANGE)
