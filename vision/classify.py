@@ -91,7 +91,7 @@ class _Outcome:
 
 
 def colour_distances(samples: HoleSamples, colours: tuple[np.ndarray, ...]) -> np.ndarray:
-    """(holes, ring pixels, len(colours)) distances from every ring pixel to every colour, under slight shading.
+    """(len(colours), holes, ring pixels) distances from every ring pixel to every colour, under slight shading.
 
     A curved disc or one in the rim's shadow is a little darker on one side (a ramp of light across it whose
     lit side is in the board's light); loose discs lying behind the board are darker all over, so the allowed
@@ -101,18 +101,19 @@ def colour_distances(samples: HoleSamples, colours: tuple[np.ndarray, ...]) -> n
 
 
 def coverage(distances: np.ndarray, sector: np.ndarray, claimed: np.ndarray | None = None) -> np.ndarray:
-    """(holes, colours): how fully each colour covers each hole's ring, sector by sector (`sector` of each pixel).
+    """(holes, colours): how fully each colour covers each hole's ring, sector by sector (`sector` of each pixel),
+    from the distances (colours, holes, ring pixels) of every ring pixel to every colour.
 
     A ring pixel counts for the nearest colour when it is within MATCH_RADIUS and not `claimed` (holes,
     ring pixels) by the background. The two worst sectors are spared (the hole wall's shadow at an angle,
     a highlight); the next two decide, so a crescent covering half the ring scores near zero and a disc in
     its slot near one.
     """
-    holes, _, count = distances.shape
+    count, holes, _ = distances.shape
     if count == 0:
         return np.zeros((holes, 0))
-    nearest = distances.argmin(axis=2)
-    matched = distances.min(axis=2) < MATCH_RADIUS
+    nearest = distances.argmin(axis=0)
+    matched = distances.min(axis=0) < MATCH_RADIUS
     if claimed is not None:
         matched &= ~claimed
     hits = ((nearest[:, None, :] == np.arange(count)[:, None]) & matched[:, None, :]).astype(np.float32)
@@ -185,11 +186,11 @@ def _best_hypothesis(samples: HoleSamples) -> _Outcome:
     that bound and the rest dropped once it falls below the best; crescents (vision.hole_fill), which only
     lower scores, are measured once a hypothesis gets that far, for the colours that fill some hole alone.
     """
-    clusters = candidate_clusters(np.median(samples.pixels[samples.visible], axis=1), samples.face)
+    clusters = candidate_clusters(samples.hole_colours[samples.visible], samples.face)
     candidates = [centre for centre, _ in clusters]
     cluster = np.array([number for _, number in clusters])
     whole = np.r_[True, cluster[1:] != cluster[:-1]] if len(clusters) else np.zeros(0, dtype=bool)
-    distances = colour_distances(samples, tuple(candidates)) if candidates else np.zeros((*samples.pixels.shape[:2], 0))
+    distances = colour_distances(samples, tuple(candidates)) if candidates else np.zeros((0, *samples.pixels.shape[:2]))
     shaded = shaded_distances(samples.pixels, np.asarray(candidates), SHADOW_RANGE) if candidates else distances
     is_shade = shades_of(candidates, candidates) if candidates else np.zeros((0, 0), dtype=bool)
     pairs = [
@@ -198,7 +199,7 @@ def _best_hypothesis(samples: HoleSamples) -> _Outcome:
         if cluster[i] != cluster[j] or not (whole[i] or whole[j])
     ]
     hypotheses = [()] + [(i,) for i in range(len(candidates))] + pairs
-    alone = [_cell_scores(samples, (colour,), distances[:, :, [i]])[0] for i, colour in enumerate(candidates)]
+    alone = [_cell_scores(samples, (colour,), distances[[i]])[0] for i, colour in enumerate(candidates)]
 
     def bound_alone(indices: tuple[int, ...]) -> float:
         return _bound(np.array([alone[i] for i in indices] + [np.zeros(samples.shape)]), len(indices))
@@ -219,8 +220,8 @@ def _best_hypothesis(samples: HoleSamples) -> _Outcome:
         ]
         claimed = None
         if indices and others:
-            claimed = distances[:, :, others].min(axis=2) < shaded[:, :, list(indices)].min(axis=2)
-        cell_scores = _cell_scores(samples, colours, distances[:, :, list(indices)], claimed)
+            claimed = distances[others].min(axis=0) < shaded[list(indices)].min(axis=0)
+        cell_scores = _cell_scores(samples, colours, distances[list(indices)], claimed)
         if best is not None and _bound(cell_scores, len(indices)) <= best.score:
             continue
         if indices and np.isnan(dents).all():
@@ -272,7 +273,7 @@ def background_colours(
     holes, it competes for the ring pixels (background_claims), so what is nearer to it than to any shade of
     a disc colour stops counting as disc.
     """
-    empty = np.median(samples.pixels[(grid.ravel() == 0) & samples.visible], axis=1)
+    empty = samples.hole_colours[(grid.ravel() == 0) & samples.visible]
     clusters = candidate_colours(empty, samples.face) if len(empty) else []
     if not clusters or not colours:
         return ()
@@ -290,8 +291,8 @@ def background_claims(
     disc's however near a background it comes; what no light makes of a disc colour (wood is a duller
     yellow at the same lightness) goes to the background; by `margin` at least, where only a clear win counts.
     """
-    disc = shaded_distances(samples.pixels, np.asarray(colours), SHADOW_RANGE).min(axis=-1)
-    return colour_distances(samples, background).min(axis=-1) + margin < disc
+    disc = shaded_distances(samples.pixels, np.asarray(colours), SHADOW_RANGE).min(axis=0)
+    return colour_distances(samples, background).min(axis=0) + margin < disc
 
 
 def _with_background(samples: HoleSamples, outcome: _Outcome, imbalance_cost: float, learn_colours: bool) -> _Outcome:

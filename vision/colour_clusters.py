@@ -111,4 +111,4 @@ def shades_of(
     colours: list[np.ndarray] | tuple[np.ndarray, ...], discs: list[np.ndarray] | tuple[np.ndarray, ...]
 ) -> np.ndarray:
     """(colours, discs): whether some light in SHADOW_RANGE makes the disc colour into the colour."""
-    return shaded_distances(np.asarray(colours), np.asarray(discs), SHADOW_RANGE) < SHADE_MATCH_RADIUS
+    return shaded_distances(np.asarray(colours), np.asarray(discs), SHADOW_RANGE).T < SHADE_MATCH_RADIUS

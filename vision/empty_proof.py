@@ -66,8 +66,8 @@ def unproven_empty(
     if colours:
         in_some_light = shaded_distances(samples.pixels, np.asarray(colours), SHADOW_RANGE) < MATCH_RADIUS
         if claimed is not None:
-            in_some_light &= ~claimed[..., None]
-        like_a_disc = ((in_some_light.mean(axis=1) >= DISC_LIKE_SHARE) & (dents <= UNPROVEN_DENT_PITCH)).any(axis=1)
+            in_some_light &= ~claimed
+        like_a_disc = ((in_some_light.mean(axis=2) >= DISC_LIKE_SHARE) & (dents.T <= UNPROVEN_DENT_PITCH)).any(axis=0)
         unproven |= empty & like_a_disc
     return _could_hold_a_disc(unproven.reshape(grid.shape), grid, samples)
 
@@ -75,7 +75,7 @@ def unproven_empty(
 def _filled_by_one_colour(samples: HoleSamples, holes: np.ndarray, chroma: float) -> np.ndarray:
     """(holes,) which of `holes` one colour of at least `chroma` fills to the rim, as a disc does, whatever
     colours were learnt."""
-    own = np.median(samples.pixels, axis=1)
+    own = samples.hole_colours
     filled = np.zeros(len(holes), dtype=bool)
     for hole in np.flatnonzero(holes & (np.hypot(own[:, 1], own[:, 2]) >= chroma)):
         pixels, colour = samples.pixels[hole : hole + 1], own[hole : hole + 1]

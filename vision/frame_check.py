@@ -27,20 +27,20 @@ OUTWARD_COMPONENT = 0.7
 EDGES = {"left": (1, 0), "right": (-1, 0), "top": (0, 1), "bottom": (0, -1)}
 
 
-def edges_off_the_frame(samples: HoleSamples) -> list[str]:
-    """The board edges ("left", "right", "top", "bottom") whose holes' outward rays mostly miss the face."""
+def edges_off_the_frame(samples: HoleSamples, off_the_face: np.ndarray) -> list[str]:
+    """The board edges ("left", "right", "top", "bottom") whose holes' outward rays mostly miss the face
+    (`off_the_face`: vision.occlusion.rays_off_the_face of the samples)."""
     rows, cols = samples.shape
     row, column = np.divmod(np.arange(rows * cols), cols)  # row 0 at the bottom
     angles = np.arange(RAY_COUNT) * 2 * np.pi / RAY_COUNT
     x, y = np.cos(angles), np.sin(angles)
-    off = rays_off_the_face(samples)
     outward = {
         "left": (column == 0, x < -OUTWARD_COMPONENT),
         "right": (column == cols - 1, x > OUTWARD_COMPONENT),
         "top": (row == rows - 1, y < -OUTWARD_COMPONENT),
         "bottom": (row == 0, y > OUTWARD_COMPONENT),
     }
-    return [edge for edge, (holes, rays) in outward.items() if off[holes][:, rays].mean() >= OFF_FRAME_SHARE]
+    return [edge for edge, (holes, rays) in outward.items() if off_the_face[holes][:, rays].mean() >= OFF_FRAME_SHARE]
 
 
 def moved_corners(corners_px: np.ndarray, shape: tuple[int, int], step: tuple[int, int]) -> np.ndarray:
@@ -49,19 +49,23 @@ def moved_corners(corners_px: np.ndarray, shape: tuple[int, int], step: tuple[in
 
 
 def framed(
-    corners_px: np.ndarray, samples: HoleSamples, sample: Callable[[np.ndarray], HoleSamples]
+    corners_px: np.ndarray,
+    samples: HoleSamples,
+    off_the_face: np.ndarray,
+    sample: Callable[[np.ndarray], HoleSamples],
 ) -> tuple[np.ndarray, HoleSamples, str | None]:
     """The lattice (corners and samples) that sits in the board's frame, and a problem sentence when none does.
 
-    `sample` samples the holes of a lattice given its corners.
+    `off_the_face`: vision.occlusion.rays_off_the_face of the samples; `sample` samples the holes of a lattice
+    given its corners.
     """
-    off = edges_off_the_frame(samples)
+    off = edges_off_the_frame(samples, off_the_face)
     if not off:
         return corners_px, samples, None
     for edge in off:
         corners = moved_corners(corners_px, samples.shape, EDGES[edge])
         moved = sample(corners)
-        if not edges_off_the_frame(moved):
+        if not edges_off_the_frame(moved, rays_off_the_face(moved)):
             return corners, moved, None
     return (
         corners_px,

@@ -51,11 +51,13 @@ def fill_dents(
     limit = along + np.sqrt(REACH_RADIUS_PITCH**2 - (rim_offsets**2).sum(axis=1)[:, None] + along**2)
     radii = RAY_RADII_PITCH[limit.max() >= RAY_RADII_PITCH]
     rays = rays[:, :, : len(radii)]
-    distances = shaded_distances(rays, np.vstack([colours, face]), EDGE_SHADING_RANGE)
-    to_colour, to_face = distances[..., :-1], distances[..., -1:]
+    distances = shaded_distances(
+        rays, np.vstack([colours, face]), EDGE_SHADING_RANGE
+    )  # (colours + 1, holes, rays, radii)
+    to_colour, to_face = distances[:-1], distances[-1:]
     shows_colour = (to_colour <= ROOM_DISTANCE) & ((to_face >= match_radius) | (to_face >= to_colour))
-    shows_colour &= (radii[None, None, :] <= limit[:, :, None])[..., None]
-    outermost = np.where(shows_colour, np.arange(len(radii))[:, None], -1).max(axis=2)
+    shows_colour &= radii <= limit[:, :, None]
+    outermost = np.where(shows_colour, np.arange(len(radii)), -1).max(axis=3)
     reach = np.where(outermost >= 0, radii[np.maximum(outermost, 0)], 0.0)
-    shortfall = np.sort(limit[..., None] - reach, axis=1)
-    return shortfall[:, int((1 - WORST_RAYS) * ray_count)] - shortfall[:, int(TYPICAL_RAYS * ray_count)]
+    shortfall = np.sort(limit - reach, axis=2)
+    return (shortfall[:, :, int((1 - WORST_RAYS) * ray_count)] - shortfall[:, :, int(TYPICAL_RAYS * ray_count)]).T

@@ -10,6 +10,7 @@ Rays from the ring out past the rim show how far, in every direction, what fills
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -42,7 +43,8 @@ class HoleSamples:
     `face` is (3,) the board face's median colour, seen between the holes. `rays` is (rows * cols, RAY_COUNT,
     len(RAY_RADII_PITCH), 3): samples along rays from every hole's centre outwards, at RAY_RADII_PITCH, the
     rays evenly spread round from the x axis (rectified: x right, y down). `rim_offsets` (rows * cols, 2): where
-    every hole's rim is centred, in pitches from where it was sampled (vision.rims.rim_offsets). `covered`
+    every hole's rim is centred, in pitches from where it was sampled (vision.rims.rim_offsets). `hole_colours`
+    (rows * cols, 3): the median of every hole's ring pixels (what fills it, found once for all who ask). `covered`
     (rows * cols,) bool: holes something in front of the board hides (vision.occlusion), whose pixels tell
     nothing of the hole; `grazed`: holes it may reach into, read at a capped confidence; none until set.
     """
@@ -53,6 +55,7 @@ class HoleSamples:
     face: np.ndarray
     rays: np.ndarray
     rim_offsets: np.ndarray
+    hole_colours: np.ndarray
     covered: np.ndarray | None = None
     grazed: np.ndarray | None = None
 
@@ -113,12 +116,13 @@ def _dot(planes: np.ndarray, references: np.ndarray) -> np.ndarray:
 
 
 def _last_axis(values: np.ndarray) -> np.ndarray:
-    """(..., k) contiguous from (k, ...): the layout callers index."""
-    return np.ascontiguousarray(np.moveaxis(values, 0, -1))
+    """(..., k) contiguous from (k, ...) (OpenCV transposes a few times faster than numpy copies)."""
+    flat = values.reshape(len(values), math.prod(values.shape[1:]))
+    return (cv2.transpose(flat) if flat.size else flat.T).reshape(*values.shape[1:], len(values))
 
 
 def shaded_distances(pixels: np.ndarray, colours: np.ndarray, shading_range: tuple[float, float]) -> np.ndarray:
-    """(..., k) weighted-Lab distances from pixels (..., 3) to k colours (k, 3), each colour dimmed or brightened.
+    """(k, ...) weighted-Lab distances from pixels (..., 3) to k colours (k, 3), each colour dimmed or brightened.
 
     One surface under more or less light: dimming scales (L + 16, a, b) by one factor (the Lab cube
     root), so each pixel is compared with the colour scaled by the factor within `shading_range` that fits
@@ -132,11 +136,11 @@ def shaded_distances(pixels: np.ndarray, colours: np.ndarray, shading_range: tup
     factor = np.clip(dot / norms, *shading_range)
     squared = (planes[0] * planes[0] + planes[1] * planes[1] + planes[2] * planes[2]) - 2 * factor * dot
     squared += factor * factor * norms
-    return _last_axis(np.sqrt(np.maximum(squared, 0.0, out=squared), out=squared))
+    return np.sqrt(np.maximum(squared, 0.0, out=squared), out=squared)
 
 
 def ramp_shaded_distances(pixels: np.ndarray, colours: np.ndarray, shading_range: tuple[float, float]) -> np.ndarray:
-    """(holes, ring pixels, k) distances from every hole's ring pixels (holes, n, 3) to k colours, each colour
+    """(k, holes, ring pixels) distances from every hole's ring pixels (holes, n, 3) to k colours, each colour
     within `shading_range` of its light, or under a ramp of light across the hole whose lit side is.
 
     A disc in its slot is one surface: the rim or the board's side can shade one side of it, so its light
@@ -157,7 +161,7 @@ def ramp_shaded_distances(pixels: np.ndarray, colours: np.ndarray, shading_range
     factor = np.where(np.abs(under_ramp - wanted) < np.abs(even - wanted), under_ramp, even)
     squared = (planes[0] * planes[0] + planes[1] * planes[1] + planes[2] * planes[2]) - 2 * factor * dot
     squared += factor * factor * reference_norms
-    return _last_axis(np.sqrt(np.maximum(squared, 0.0, out=squared), out=squared))
+    return np.sqrt(np.maximum(squared, 0.0, out=squared), out=squared)
 
 
 def from_weighted_lab_to_bgr(weighted_lab: np.ndarray) -> np.ndarray:
@@ -225,4 +229,5 @@ def sample_holes(image_bgr: np.ndarray, corners_px: np.ndarray, shape: tuple[int
         face=face,
         rays=rays,
         rim_offsets=rim_offsets(rays, RAY_RADII_PITCH),
+        hole_colours=np.median(pixels, axis=1),
     )

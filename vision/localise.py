@@ -278,7 +278,7 @@ def _face_masks(lab: np.ndarray) -> list[np.ndarray]:
     distance = shaded_distances(lab, centres, FACE_SHADING_RANGE)
     kernel = np.ones((3, 3), np.uint8)
     return [
-        cv2.morphologyEx((distance[..., k] < FACE_MATCH_DISTANCE).astype(np.uint8), cv2.MORPH_OPEN, kernel)
+        cv2.morphologyEx((distance[k] < FACE_MATCH_DISTANCE).astype(np.uint8), cv2.MORPH_OPEN, kernel)
         for k in range(COLOUR_CLUSTERS)
     ]
 

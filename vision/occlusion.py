@@ -118,17 +118,12 @@ def _distance_under_light(values: np.ndarray, reference: np.ndarray, shading_ran
     return np.sqrt(apart[0] * apart[0] + apart[1] * apart[1] + apart[2] * apart[2])
 
 
-def _blocked_rays(samples: HoleSamples) -> np.ndarray:
-    """(holes, RAY_COUNT): rays whose face-ring samples differ from both the board's face and the reference ring."""
-    return rays_off_the_face(samples) & ~_off_board_rays(samples.shape)
-
-
 def rays_off_the_face(samples: HoleSamples) -> np.ndarray:
     """(holes, RAY_COUNT): rays whose face-ring samples differ from both the board's face and the reference ring,
     the rays of edge holes that point off the board (onto the board's frame) included."""
     outer, on_ring = _face_ring_samples(samples)
     ring = samples.rays[:, :, outer]
-    from_face = shaded_distances(ring, samples.face[None], FACE_SHADING_RANGE)[..., 0]
+    from_face = shaded_distances(ring, samples.face[None], FACE_SHADING_RANGE)[0]
     likeness = _masked_median(from_face.reshape(len(ring), -1), on_ring.reshape(len(ring), -1))
     reference = np.median(ring[np.argsort(likeness)[: max(1, int(len(ring) * REFERENCE_SHARE))]], axis=0)
     from_reference = _distance_under_light(ring, reference[None], FACE_SHADING_RANGE)
@@ -161,16 +156,17 @@ def _neighbours(holes: np.ndarray) -> np.ndarray:
     return holes | (_neighbour_count(holes) > 0)
 
 
-def occluded_holes(samples: HoleSamples) -> tuple[np.ndarray, np.ndarray]:
+def occluded_holes(samples: HoleSamples, off_the_face: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(covered, grazed), each (rows, cols) bool, row 0 at the bottom: holes something in front of the board
     covers (see the module), and, when something does, the holes it may reach into without hiding them (a
-    blocked ray round them, or next to a covered hole), which are read but not trusted.
+    blocked ray round them, or next to a covered hole), which are read but not trusted. `off_the_face` is
+    rays_off_the_face(samples), which the frame check (vision.frame_check) looks at too.
 
     A lone hole with a short blocked run (MIN_BLOCKED_RUN, no neighbour touched) is a shadow or a bevel, and a
     lone unseen hole a dull disc in dim light or JPEG blocks: a hand or a sleeve that reaches one hole crosses
     its neighbours' rings on its way.
     """
-    runs = _longest_run(_blocked_rays(samples)).reshape(samples.shape)
+    runs = _longest_run(off_the_face & ~_off_board_rays(samples.shape)).reshape(samples.shape)
     touched = runs >= MIN_TOUCHED_RUN
     blocked = (runs >= MIN_LONE_BLOCKED_RUN) | ((runs >= MIN_BLOCKED_RUN) & (_neighbour_count(touched) > 0))
     unseen = _unseen_holes(samples).reshape(samples.shape)

@@ -21,7 +21,7 @@ from vision.frame_check import framed
 from vision.geometry import check_corners, check_shape, hole_centres_px
 from vision.hole_samples import HoleSamples, sample_holes, to_weighted_lab
 from vision.localise import BoardNotFoundError, locate_board, refine_corners
-from vision.occlusion import OCCLUDED_CONFIDENCE, covered_sentence, occluded_holes
+from vision.occlusion import OCCLUDED_CONFIDENCE, covered_sentence, occluded_holes, rays_off_the_face
 
 UNKNOWN_COLOUR = "?"
 # Median over holes of the weighted-Lab distance between a hole and the board face: the real photos and
@@ -83,7 +83,8 @@ def _check_image(image_bgr: np.ndarray) -> np.ndarray:
 def _lifted(image: np.ndarray) -> tuple[np.ndarray, bool]:
     """The frame brightened until its brightest values reach LIT_FRAME_VALUE (by MAX_LIFT at most), and whether
     it had to be (the room is dim)."""
-    brightest = float(np.percentile(image[::4, ::4].max(axis=2), 99))
+    sample = image[::4, ::4]
+    brightest = float(np.percentile(np.maximum(np.maximum(sample[..., 0], sample[..., 1]), sample[..., 2]), 99))
     gain = min(LIT_FRAME_VALUE / max(brightest, 1.0), MAX_LIFT)
     return (image, False) if gain <= 1.0 else (cv2.convertScaleAbs(image, alpha=gain), True)
 
@@ -117,8 +118,7 @@ def _bgr_triple(weighted_lab: np.ndarray) -> tuple[int, int, int]:
 def _check_uncovered(samples: HoleSamples) -> None:
     """Raise BoardNotFoundError when the holes look just like the face around them: a hand, a sheet or
     a grey frame covers the board, and known corners alone would read it as an empty board."""
-    hole_colours = np.median(samples.pixels, axis=1)
-    contrast = float(np.median(np.linalg.norm(hole_colours - samples.face, axis=1)))
+    contrast = float(np.median(np.linalg.norm(samples.hole_colours - samples.face, axis=1)))
     if contrast < COVERED_CONTRAST:
         raise BoardNotFoundError("the holes look like the board around them: something covers the board or the camera")
 
@@ -150,14 +150,19 @@ def read(
             found = refine_corners(image, check_corners(corners), (rows, cols))
         samples = sample_holes(image, found, (rows, cols))
         too_dark = _is_too_dark(samples, is_dim)
+        covered = grazed = np.zeros((rows, cols), dtype=bool)
         if not too_dark:  # in the dark, holes and face look alike whatever is in front of them
             _check_uncovered(samples)
-        covered, grazed = (np.zeros((rows, cols), dtype=bool),) * 2 if too_dark else occluded_holes(samples)
-        if not too_dark:
+            off_the_face = rays_off_the_face(samples)
+            covered, grazed = occluded_holes(samples, off_the_face)
             moved, moved_samples, off_frame = framed(
-                found, samples, lambda lattice: sample_holes(image, lattice, (rows, cols))
+                found, samples, off_the_face, lambda lattice: sample_holes(image, lattice, (rows, cols))
             )
-            moved_covered, moved_grazed = occluded_holes(moved_samples) if moved is not found else (covered, grazed)
+            moved_covered, moved_grazed = (
+                occluded_holes(moved_samples, rays_off_the_face(moved_samples))
+                if moved is not found
+                else (covered, grazed)
+            )
             if moved is not found and moved_covered.sum() < max(covered.sum(), 1):
                 found, samples, covered, grazed = moved, moved_samples, moved_covered, moved_grazed
             if covered.any():  # a hand at an edge hides the frame too
