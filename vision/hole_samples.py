@@ -102,7 +102,10 @@ def to_weighted_lab(bgr: np.ndarray) -> np.ndarray:
 def shifted_planes(values: np.ndarray) -> np.ndarray:
     """(3, ...) float32: weighted-Lab values (..., 3) shifted by BLACK, one contiguous plane per channel (numpy's
     loops over a last axis of 3 or of a few colours are several times slower than over long contiguous rows)."""
-    return np.moveaxis(np.asarray(values, dtype=np.float32) - BLACK, -1, 0).copy()
+    values = np.asarray(values)
+    planes = np.moveaxis(values, -1, 0).astype(np.float32, order="C")  # a copy, always
+    planes -= BLACK.reshape(3, *(1,) * (values.ndim - 1))
+    return planes
 
 
 def _dot(planes: np.ndarray, references: np.ndarray) -> np.ndarray:
