@@ -127,9 +127,8 @@ def rim_offsets(rays: np.ndarray, radii_pitch: np.ndarray) -> np.ndarray:
     """
     holes, count, _, _ = rays.shape
     face = np.median(rays[:, :, -1], axis=1)
-    difference = rays - face[:, None, None]
-    difference *= difference
-    differs = difference[..., 0] + difference[..., 1] + difference[..., 2] > RIM_CONTRAST**2
+    apart = [rays[..., channel] - face[:, None, None, channel] for channel in range(3)]
+    differs = apart[0] * apart[0] + apart[1] * apart[1] + apart[2] * apart[2] > RIM_CONTRAST**2
     last = rays.shape[2] - 1 - np.argmax(differs[:, :, ::-1], axis=2)
     step = float(radii_pitch[1] - radii_pitch[0])
     angles = np.arange(count) * 2 * np.pi / count
