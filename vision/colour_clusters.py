@@ -57,15 +57,16 @@ def candidate_clusters(hole_colours: np.ndarray, face: np.ndarray, split: bool =
     relit, lights = _relit(hole_colours)
     light_differences = LIGHT_WEIGHT * (lights[:, None] - lights[None])
     distances = np.sqrt(((relit[:, None] - relit[None]) ** 2).sum(axis=2) + light_differences**2)
-    clusters = []
+    clusters, centres = [], []
     while remaining.any() and len(clusters) < MAX_CANDIDATES:
         neighbours = (distances < CLUSTER_RADIUS) & remaining[None] & remaining[:, None]
         seed = int(np.argmax(neighbours.sum(axis=1)))
         members = neighbours[seed]
         remaining &= ~members
-        if np.linalg.norm(np.median(hole_colours[members], axis=0) - face) >= MATCH_RADIUS:
+        centre = np.median(hole_colours[members], axis=0)
+        if np.linalg.norm(centre - face) >= MATCH_RADIUS:
+            centres.append((centre, len(clusters)))
             clusters.append(hole_colours[members])
-    centres = [(np.median(members, axis=0), number) for number, members in enumerate(clusters)]
     for number, members in enumerate(clusters if split else []):
         groups = split_cluster(members) if is_vivid(centres[number][0]) else []
         if len(centres) + len(groups) <= MAX_CANDIDATES + MAX_SPLIT_GROUPS:
