@@ -19,3 +19,12 @@ def shared_dir() -> Path:
     if not SHARED.is_dir():
         pytest.skip(f"../shared not found at {SHARED}: the test sets and real photos live there")
     return SHARED
+
+
+@pytest.fixture(scope="session", autouse=True)
+def engine_prepared() -> None:
+    """The engine's kernels compiled before any test: on a fresh install a command's first run says "preparing
+    the engine, once" on stderr, which the one-sentence checks of bad input would count as lines."""
+    from engine.preparation import prepare_engine
+
+    prepare_engine(lambda _line: None)

@@ -210,7 +210,7 @@ def test_ctrl_c_while_the_robot_ponders_is_one_sentence_and_the_game_is_kept(tmp
     process = subprocess.Popen(
         [sys.executable, "-c", "import sys; from robot.cli import main; sys.exit(main())", *argv],
         stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
         cwd=ROOT,
@@ -224,7 +224,8 @@ def test_ctrl_c_while_the_robot_ponders_is_one_sentence_and_the_game_is_kept(tmp
         assert log.exists(), "the robot's first move was not saved"
         time.sleep(1.5)  # the worker is pondering the person's replies
         os.killpg(process.pid, signal.SIGINT)
-        _, err = process.communicate(timeout=60)
+        process.wait(timeout=60)  # stdin stays open: its end would be the person's Ctrl-D, racing the Ctrl-C
+        err = process.stderr.read()
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)

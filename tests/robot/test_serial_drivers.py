@@ -149,7 +149,9 @@ def test_missing_busy_silent_and_garbage_ports_are_clear_errors(world: World, tm
 def test_gcode_arm_plays_a_column(world: World, planner, dialect: str) -> None:
     faults = Faults(drop_replies=frozenset({5, 17})) if dialect == "uarm" else Faults()
     with VirtualFirmware(world, "gcode", dialect, faults=faults, time_scale=TIME_SCALE) as firmware:
-        with GcodeArm(_config(firmware.port, protocol="gcode", gcode_dialect=dialect), planner.chain) as arm:
+        # a reply a busy machine delays past 0.25 s would look lost too often for the 4 tries: 1 s
+        config = _config(firmware.port, protocol="gcode", gcode_dialect=dialect, reply_timeout_s=1.0)
+        with GcodeArm(config, planner.chain) as arm:
             known = planner.chain.dof if dialect == "uarm" else planner.chain.dof - 1  # GRBL has no wrist servo
             np.testing.assert_allclose(arm.joint_state()[:known], planner.home_q[:known], atol=2e-3)
             result = play_column(arm, planner, 4)
