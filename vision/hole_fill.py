@@ -51,9 +51,8 @@ def fill_dents(
     limit = along + np.sqrt(REACH_RADIUS_PITCH**2 - (rim_offsets**2).sum(axis=1)[:, None] + along**2)
     radii = RAY_RADII_PITCH[limit.max() >= RAY_RADII_PITCH]
     rays = rays[:, :, : len(radii)]
-    distances = shaded_distances(
-        rays, np.vstack([colours, face]), EDGE_SHADING_RANGE
-    )  # (colours + 1, holes, rays, radii)
+    # (colours + 1, holes, rays, radii): every colour's distances, then the face's.
+    distances = shaded_distances(rays, np.vstack([colours, face]), EDGE_SHADING_RANGE)
     to_colour, to_face = distances[:-1], distances[-1:]
     shows_colour = (to_colour <= ROOM_DISTANCE) & ((to_face >= match_radius) | (to_face >= to_colour))
     shows_colour &= radii <= limit[:, :, None]
