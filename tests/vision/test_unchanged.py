@@ -1,0 +1,129 @@
+"""A hole that looks as it did on the empty board is still empty: the same scene under new noise is unchanged; a disc
+dropped in, a hand in front, a change of light or a camera moved by millimetres are changes (sim frames of a room
+whose wooden table and light made its empty holes unsure for the reader)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import vision
+from sim import World
+from sim.hand import SKIN_TONES, Hand, HandLook
+from sim.room import furnish, room_for
+from vision.hole_samples import sample_holes
+from vision.reliability import SURE
+from vision.unchanged import reference_patches, trust_unchanged_empties, unchanged_holes
+
+SHAPE = (6, 7)
+
+
+@dataclasses.dataclass
+class EmptyBoard:
+    world: World
+    corners: np.ndarray
+    reference: np.ndarray
+
+    def unchanged(self) -> np.ndarray:
+        return unchanged_holes(self.reference, sample_holes(self.world.render_camera(), self.corners, SHAPE))
+
+
+@pytest.fixture(scope="module")
+def board():
+    """Room 'varied' seed 6: warm light, the wooden table seen through the bottom holes (unsure for the reader)."""
+    with World(seed=6) as world:
+        furnish(world, room_for("varied", 6))
+        centres = world.hole_centres_px()
+        corners = np.array([centres[-1, 0], centres[-1, -1], centres[0, -1], centres[0, 0]], np.float64)
+        frames = [world.render_camera() for _ in range(4)]
+        yield EmptyBoard(world, corners, reference_patches([sample_holes(f, corners, SHAPE) for f in frames]))
+
+
+def test_the_same_scene_under_new_noise_is_unchanged(board: EmptyBoard) -> None:
+    for _ in range(3):
+        assert board.unchanged().all()
+
+
+@pytest.mark.parametrize("player", [1, 2])
+def test_a_disc_dropped_in_changes_its_hole_only(board: EmptyBoard, player: int) -> None:
+    disc = board.world.drop_disc(3, player)
+    board.world.wait_until_settled()
+    try:
+        unchanged = board.unchanged()
+    finally:
+        board.world.remove_disc(disc)
+    assert not unchanged[0, 3]
+    unchanged[0, 3] = True
+    assert unchanged.all()
+
+
+def test_a_hand_in_front_changes_the_holes_it_hides(board: EmptyBoard) -> None:
+    hand = Hand(board.world.client, HandLook(skin_rgb=SKIN_TONES[2], sleeve_rgb=(0.2, 0.3, 0.6), bare_forearm_m=0.05))
+    try:
+        hand.place(np.array([0.0, -0.05, 0.10]), (0.0, 0.0, 0.0, 1.0), np.array([0.30, -0.38, 0.10]))
+        hidden = hand.pixels(board.world.camera)
+        unchanged = board.unchanged()
+    finally:
+        hand.remove()
+    x, y = np.round(board.world.hole_centres_px()).astype(int).transpose(2, 0, 1)
+    behind_the_hand = hidden[y, x]
+    assert behind_the_hand.sum() >= 3, "the hand must hide some holes for this test"
+    assert not unchanged[behind_the_hand].any()
+
+
+@pytest.mark.parametrize(
+    "change",
+    [{"exposure": 0.7}, {"colour_temperature_k": -1500.0}, {"move_m": (0.003, 0.0, 0.0)}, {"move_m": (0, 0, -0.003)}],
+    ids=["light 30% dimmer", "light 1500 K warmer", "camera 3 mm right", "camera 3 mm down"],
+)
+def test_a_change_of_light_or_camera_pose_changes_every_hole(board: EmptyBoard, change: dict) -> None:
+    camera = board.world.camera
+    if "exposure" in change:
+        changed = dataclasses.replace(camera, exposure=camera.exposure * change["exposure"])
+    elif "colour_temperature_k" in change:
+        changed = dataclasses.replace(
+            camera, colour_temperature_k=camera.colour_temperature_k + change["colour_temperature_k"]
+        )
+    else:
+        move = np.array(change["move_m"])
+        eye, target = np.asarray(camera.eye_m) + move, np.asarray(camera.target_m) + move
+        changed = dataclasses.replace(camera, eye_m=tuple(eye), target_m=tuple(target))
+    board.world.set_camera(changed)
+    try:
+        unchanged = board.unchanged()
+    finally:
+        board.world.set_camera(camera)
+    assert not unchanged.any(), f"holes unchanged: {np.argwhere(unchanged).tolist()}"
+
+
+def test_only_unsure_empty_holes_known_empty_and_unchanged_are_trusted(board: EmptyBoard) -> None:
+    disc = board.world.drop_disc(2, 1)
+    board.world.wait_until_settled()
+    try:
+        frame = board.world.render_camera()
+    finally:
+        board.world.remove_disc(disc)
+    reading = vision.read(frame, SHAPE, board.corners)
+    unsure = np.ones(SHAPE, bool)
+    unsure[5, 0] = False  # one sure cell stays as it was
+    doubtful = dataclasses.replace(
+        reading, grid=np.zeros(SHAPE, np.int8), confidence=np.where(unsure, 0.5, 1.0), covered=np.zeros(SHAPE, bool)
+    )
+    doubtful.covered[3, 6] = True
+    known_empty = np.ones(SHAPE, bool)
+    known_empty[4, 4] = False  # the game knows a disc there (taken away since, or never seen): not trusted
+    trusted = trust_unchanged_empties(doubtful, frame, board.corners, known_empty, board.reference)
+    sure = trusted.confidence >= SURE
+    assert not sure[0, 2], "the hole with a disc in it changed: the reading read empty stays unsure"
+    assert not sure[3, 6] and not sure[4, 4]
+    assert sure[5, 0] and trusted.confidence[5, 0] == 1.0
+    sure[[0, 3, 4], [2, 6, 4]] = True
+    assert sure.all()
+    with_disc = dataclasses.replace(
+        doubtful, grid=np.where(np.arange(7) == 1, 1, 0).astype(np.int8) * (np.arange(6) == 0)[:, None]
+    )
+    assert (
+        trust_unchanged_empties(with_disc, frame, board.corners, known_empty, board.reference).confidence[0, 1] == 0.5
+    )

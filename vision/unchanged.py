@@ -1,0 +1,82 @@
+"""Which holes look exactly as they did in a reference frame: same light, same camera pose, nothing in front.
+
+One photo cannot prove every empty hole empty (vision.empty_proof: a wall or a table nearly a disc's colour seen
+through a hole may be a disc in other light). A game knows more: a hole it saw empty at the start whose look has
+not changed since still shows the same room through it. Both frames are sampled at the same corners
+(vision.hole_samples); every hole's ring and its rays (the hole's inside, its rim, the board's face round it) are
+cut into patches, and the hole is unchanged when every patch's median colour is where it was, within what a
+webcam's noise moves a median. A disc of any colour dropped in changes the inside and the rim's shading, a hand
+or a sleeve the face round the hole, a change of light every patch at once and a camera moved by a pixel or two
+the rim's patches: each counts as changed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+import numpy as np
+
+from vision.hole_samples import RAY_COUNT, RAY_RADII_PITCH, SECTOR_COUNT, HoleSamples, sample_holes
+from vision.reading import BoardReading
+from vision.reliability import SURE
+
+# Rays in a patch (RAY_COUNT / RAYS_PER_PATCH patches round a hole), and the radii (pitches) that split each ray
+# into the hole's inside, its rim (holes measure 0.33 to 0.38 pitch) and the face beyond.
+RAYS_PER_PATCH = 4
+RAY_BANDS_PITCH = (0.265, 0.365)
+# The most a patch's median colour may move (weighted Lab) from the reference (the mean of a few frames) in a frame
+# of the same scene. Measured on sim rooms (varied and hard, webcam noise up to 5.3 grey levels): a reference of one
+# frame each moved by 10.3 at most; a disc dropped into a hole moved its hole by 47 and more, a light 20% dimmer the
+# least changed hole by 7 to 11, the camera moved 2 mm the least changed hole by 26 and more.
+UNCHANGED_DISTANCE = 12.0
+
+
+def patch_colours(samples: HoleSamples) -> np.ndarray:
+    """(holes, patches, 3): the median weighted-Lab colour of every patch of every hole: the ring's sectors, then
+    the rays' patches band by band."""
+    holes = len(samples.pixels)
+    ring = [np.median(samples.pixels[:, samples.sector == sector], axis=1) for sector in range(SECTOR_COUNT)]
+    band = np.searchsorted(RAY_BANDS_PITCH, RAY_RADII_PITCH)
+    rays = samples.rays.reshape(holes, RAY_COUNT // RAYS_PER_PATCH, RAYS_PER_PATCH, len(RAY_RADII_PITCH), 3)
+    bands = [
+        np.median(rays[:, :, :, band == index].reshape(holes, RAY_COUNT // RAYS_PER_PATCH, -1, 3), axis=2)
+        for index in range(len(RAY_BANDS_PITCH) + 1)
+    ]
+    return np.concatenate([np.stack(ring, axis=1), *bands], axis=1)
+
+
+def reference_patches(samples: Sequence[HoleSamples]) -> np.ndarray:
+    """The reference for `unchanged_holes`: the mean patch colours of a few frames of one scene (sampled at the same
+    corners), so the reference's own noise counts less."""
+    return np.mean([patch_colours(each) for each in samples], axis=0)
+
+
+def patch_changes(reference: np.ndarray, samples: HoleSamples) -> np.ndarray:
+    """(rows, cols): every hole's largest move of a patch's colour from `reference` (patch_colours of the
+    reference frame, sampled at the same corners)."""
+    moved = np.linalg.norm(patch_colours(samples) - reference, axis=2).max(axis=1)
+    return moved.reshape(samples.shape)
+
+
+def unchanged_holes(reference: np.ndarray, samples: HoleSamples) -> np.ndarray:
+    """(rows, cols) bool, row 0 at the bottom: the holes that look as they did in the reference frame
+    (`reference`: reference_patches of it, sampled at the same corners as `samples`)."""
+    return patch_changes(reference, samples) < UNCHANGED_DISTANCE
+
+
+def trust_unchanged_empties(
+    reading: BoardReading, frame: np.ndarray, corners: np.ndarray, known_empty: np.ndarray, empty_reference: np.ndarray
+) -> BoardReading:
+    """`reading` of `frame` with its unsure empty cells made sure where the game knows the hole is empty
+    (`known_empty`, (rows, cols) bool) and it looks as it did in frames of the empty board (`empty_reference`:
+    reference_patches of them, sampled at `corners`). Cells read as a disc, covered cells and changed holes keep the
+    reader's confidence."""
+    if not reading.is_board_found:
+        return reading
+    covered = np.zeros(reading.grid.shape, bool) if reading.covered is None else reading.covered
+    unsure_empty = (reading.grid == 0) & known_empty & (reading.confidence < SURE) & ~covered
+    if not unsure_empty.any():
+        return reading
+    trusted = unsure_empty & unchanged_holes(empty_reference, sample_holes(frame, corners, reading.grid.shape))
+    return dataclasses.replace(reading, confidence=np.where(trusted, SURE, reading.confidence))
