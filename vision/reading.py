@@ -32,6 +32,10 @@ COVERED_CONTRAST = 10.0
 # MAX_LIFT at most.
 LIT_FRAME_VALUE = 200.0
 MAX_LIFT = 4.0
+# A frame lifted by this much or more was taken in a dim room (30% light needs 2.7 and more); one lifted less has
+# nothing bright in view (a blue board before a purple wall in a lit room: 1.05 to 1.6), and its board's lightness
+# says nothing of the light.
+DIM_LIFT = 2.0
 # Below this weighted-Lab lightness of the board's brightest samples (99th percentile of holes and rims), the
 # board is too dark to trust (the 23 photos: 37 and more; lifted from 30% light: 32 and more; from 15%: 23 to 31).
 MIN_BOARD_LIGHTNESS = 26.0
@@ -82,11 +86,11 @@ def _check_image(image_bgr: np.ndarray) -> np.ndarray:
 
 def _lifted(image: np.ndarray) -> tuple[np.ndarray, bool]:
     """The frame brightened until its brightest values reach LIT_FRAME_VALUE (by MAX_LIFT at most), and whether
-    it had to be (the room is dim)."""
+    the room is dim (it had to be by DIM_LIFT or more)."""
     sample = image[::4, ::4]
     brightest = float(np.percentile(np.maximum(np.maximum(sample[..., 0], sample[..., 1]), sample[..., 2]), 99))
     gain = min(LIT_FRAME_VALUE / max(brightest, 1.0), MAX_LIFT)
-    return (image, False) if gain <= 1.0 else (cv2.convertScaleAbs(image, alpha=gain), True)
+    return (image, False) if gain <= 1.0 else (cv2.convertScaleAbs(image, alpha=gain), gain >= DIM_LIFT)
 
 
 def _is_too_dark(samples: HoleSamples, is_dim: bool) -> bool:
