@@ -126,8 +126,13 @@ def _wants_another_game(args: argparse.Namespace) -> bool:
     """At a terminal, offer a new game (the other side starts); scripts and --json get exactly one game."""
     if args.json or not sys.stdin.isatty():
         return False
+    return _ask_yes_no("Another game?")
+
+
+def _ask_yes_no(question: str) -> bool:
+    """The person's answer at the terminal (no answer: no)."""
     try:
-        return input("Another game? [y/N] ").strip().lower() in ("y", "yes")
+        return input(f"{question} [y/N] ").strip().lower() in ("y", "yes")
     except EOFError:
         return False
 
@@ -196,6 +201,7 @@ def play_real_game(args: argparse.Namespace, tell, log_path: Path, view=None) ->
         tell=tell,
         record=args.record,
         record_png=getattr(args, "record_png", False),
+        confirm=None if args.json or not sys.stdin.isatty() else _ask_yes_no,
     ) as game_setup:
         game = game_setup.game(_settings(args, robot_first), log_path, previous)
         if view is not None:

@@ -91,6 +91,7 @@ class Game:
         rows, cols = watcher.shape
         self.log = game_log or GameLog(settings.robot_first, rows, cols)
         self.position = Position.from_moves(self.log.move_string, width=cols, height=rows)
+        watcher.known_board = self.position.to_array()  # its empty holes that look unchanged stay empty
         self.rng = random.Random(settings.seed)
         self.on_move = on_move
         self.ponderer: Ponderer | None = None
@@ -223,6 +224,7 @@ class Game:
     def _apply(self, column: int) -> None:
         self.position = self.position.play(column)
         self.log.moves.append(column)
+        self.watcher.known_board = self.position.to_array()
         if self.on_move is not None and self.watcher.last_frame is not None and self.watcher.last_reading is not None:
             self.on_move(len(self.log.moves), self.watcher.last_frame, self.watcher.last_reading)
 

@@ -2,6 +2,9 @@
 
 Nothing here guesses: the calibration must have the board (corners), the disc colours, every column's
 drop pose and the dispenser's pick pose, or the game refuses to start and names the step to run.
+A new game learns how the empty board looks in the room (robot.game.watcher): from its first steady reading when
+that is sure the board is empty, else once the person confirms it is (`confirm`; without one, or after a no, the
+game reads every frame on its own). A resumed game has no empty board to learn from and reads every frame on its own.
 """
 
 from __future__ import annotations
@@ -22,9 +25,16 @@ from robot.arm.planner import Planner, Workcell, play_column
 from robot.game.log import GameLog
 from robot.game.loop import BoardWatcher, Game, GameSettings
 from robot.game.recorder import Recorder
+from robot.game.watcher import EMPTY_REFERENCE_FRAMES, BoardUnseenError
 from sim.config import DEFAULT_ARM_URDF
 from vision.cameras import Camera, open_camera
 from vision.moves import players_grid
+from vision.reliability import SURE
+
+ASK_EMPTY = (
+    "I cannot tell for sure that the board is empty in this light. Is it empty, with nothing in front of it? "
+    "If you say yes, I remember how it looks now."
+)
 
 
 class RealTable:
@@ -63,6 +73,25 @@ def arm_from_setup(setup: calibration.Setup, port: str | None) -> tuple[ArmConfi
     return config, chain, workcell
 
 
+def learn_empty_board(watcher: BoardWatcher, timeout_s: float, confirm: Callable[[str], bool] | None) -> bool:
+    """Give `watcher` the empty board's look; True when it has it. From the first steady reading's frame when that
+    is sure every hole is empty; else, unless it shows a disc for sure, from the camera's next frames once the person
+    says it is empty (`confirm`, asked once)."""
+    try:
+        seen = watcher.look(timeout_s)
+    except BoardUnseenError:
+        seen = None
+    if seen is not None and not seen.grid.any() and float(seen.confidence.min()) >= SURE:
+        watcher.set_empty_reference([watcher.last_frame])
+        return True
+    if seen is not None and (seen.grid != 0).any() and float(seen.confidence[seen.grid != 0].min()) >= SURE:
+        return False  # discs on the board: the game tells the person what it sees
+    if confirm is None or not confirm(ASK_EMPTY):
+        return False
+    watcher.set_empty_reference([watcher.camera.read() for _ in range(EMPTY_REFERENCE_FRAMES)])
+    return True
+
+
 class _EndingCamera:
     """A camera whose end (an image folder or a video file that has no more frames) is one clear sentence."""
 
@@ -84,7 +113,10 @@ class _EndingCamera:
 
 
 class RealGame:
-    """Connects the arm and the camera from the calibration; a context manager that lets go of both."""
+    """Connects the arm and the camera from the calibration; a context manager that lets go of both.
+
+    `confirm(question)` asks the person a yes-or-no question (None: no one can answer, as in a script).
+    """
 
     def __init__(
         self,
@@ -94,8 +126,10 @@ class RealGame:
         tell: Callable[[str], None],
         record: Path | None = None,
         record_png: bool = False,
+        confirm: Callable[[str], bool] | None = None,
     ) -> None:
         self.setup = calibration.load(config_path)
+        self.confirm = confirm
         if self.setup.board is None or self.setup.colours is None:
             raise calibration.CalibrationError(
                 "the calibration has no board or no colours: run "
@@ -136,6 +170,8 @@ class RealGame:
                     "the board the camera sees is not the one in the game log: "
                     "set it up as logged, or start a new game without --resume"
                 )
+        else:
+            learn_empty_board(watcher, settings.look_timeout_s, self.confirm)
         on_move = self.recorder.save_move if self.recorder else None
         game = Game(self.table, watcher, settings, log_path, self.tell, previous, on_move)
         if self.recorder is not None:

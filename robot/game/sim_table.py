@@ -22,6 +22,7 @@ from robot.game.log import GameLog
 from robot.game.loop import BoardWatcher, Game, GameSettings
 from robot.game.opponents import Opponent, parse_opponent
 from robot.game.recorder import Recorder
+from robot.game.watcher import EMPTY_REFERENCE_FRAMES
 from sim.person import Habits, Linger, Person
 from vision import MoveEvent, MoveKind
 
@@ -220,6 +221,9 @@ class SimGame:
                 np.asarray(setup.board.corners_px),
                 colours if robot_first else colours[::-1],
             )
+            # The empty board as the webcam sees it at set-up, in the room's light: the holes the game knows are
+            # empty and that still look so are empty (a resumed game's discs are put back after this).
+            self.watcher.set_empty_reference([self.world.render_camera() for _ in range(EMPTY_REFERENCE_FRAMES)])
         except BaseException:
             self.world.close()
             raise

@@ -4,17 +4,27 @@ Readings are in players' values once the game compares them (vision.moves); here
 (vision.Stabiliser): a reading is handed out when several frames agree, and when none does within the
 timeout, `BoardUnseenError` carries what to tell the person (the board out of view, something in front of it,
 cells the reader is unsure of and why).
+
+One photo cannot always prove a hole empty (a wooden table nearly a disc's colour seen through it in warm light),
+but the game knows more: given a frame of the empty board (`set_empty_reference`) and the board the game knows
+(`known_board`), a hole the game knows is empty that still looks as it did then is empty
+(vision.unchanged); its unsure empty reading is trusted before the stabiliser sees it.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from vision import BoardReading, Stabiliser, read
 from vision.cameras import Camera
+from vision.hole_samples import sample_holes
+from vision.unchanged import reference_patches, trust_unchanged_empties
+
+# Frames of the empty board taken for its reference: their mean lowers the reference's own noise.
+EMPTY_REFERENCE_FRAMES = 4
 
 
 class BoardUnseenError(TimeoutError):
@@ -27,6 +37,8 @@ class BoardWatcher:
 
     `colours` are the reference disc colours (BGR) of the first and the second player, from calibration.
     `frame_observer` (set by `Game.watch`) is called with each frame and its reading (a live view, a recording).
+    `known_board` (players' values, row 0 at the bottom; set by the game) is the board the game knows; with an
+    empty reference its empty holes that have not changed since are read as sure.
     """
 
     def __init__(
@@ -45,6 +57,23 @@ class BoardWatcher:
         self.last_frame: np.ndarray | None = None
         self.last_reading: BoardReading | None = None
         self.frame_observer: Callable[[np.ndarray, BoardReading], None] | None = None
+        self.known_board: np.ndarray | None = None
+        self.empty_reference: np.ndarray | None = None
+
+    def set_empty_reference(self, frames: Sequence[np.ndarray]) -> None:
+        """Remember how the empty board looks: a few frames of it, nothing in front, in the light of the game (only
+        with calibrated corners: the holes must be sampled where they were)."""
+        if self.corners is None:
+            raise ValueError("an empty reference needs the board's corners from calibration")
+        self.empty_reference = reference_patches([sample_holes(frame, self.corners, self.shape) for frame in frames])
+
+    def _read(self, frame: np.ndarray) -> BoardReading:
+        """The reader's reading of `frame`, its unsure empty holes trusted where the game knows them empty and they
+        look as they did on the empty board."""
+        reading = read(frame, self.shape, self.corners, self.colours)
+        if self.empty_reference is None or self.known_board is None:
+            return reading
+        return trust_unchanged_empties(reading, frame, self.corners, self.known_board == 0, self.empty_reference)
 
     def look(self, timeout_s: float) -> BoardReading:
         """The next reading that stays the same over several frames. Raises BoardUnseenError after `timeout_s`."""
@@ -52,7 +81,7 @@ class BoardWatcher:
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             frame = self.camera.read()
-            reading = read(frame, self.shape, self.corners, self.colours)
+            reading = self._read(frame)
             self.last_frame, self.last_reading = frame, reading
             if self.frame_observer is not None:
                 self.frame_observer(frame, reading)

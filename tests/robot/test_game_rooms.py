@@ -1,0 +1,74 @@
+"""Games in rooms where one photo cannot prove every empty hole empty (a wooden table seen through the bottom holes
+in warm light): the game trusts the holes it knows are empty while they look as they did on the empty board."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import calibration
+from robot.cli.game_commands import play_sim_game
+from robot.game.real_table import ASK_EMPTY, learn_empty_board
+from robot.game.watcher import BoardWatcher
+from sim import World
+from sim.room import furnish, room_for
+from vision.cameras import SimCamera
+
+
+def test_a_game_in_a_room_whose_empty_holes_the_reader_doubts_finishes_in_agreement(tmp_path: Path) -> None:
+    told: list[str] = []
+    args = argparse.Namespace(
+        seed=6,
+        gui=False,
+        opponent="random",
+        robot_first=False,
+        level=10,
+        time_ms=300,
+        record=None,
+        config=None,
+        resume=False,
+        room="varied",
+        give_up_s=120.0,
+    )
+    summary = play_sim_game(args, told.append, tmp_path / "g.json")
+    assert summary["winner"] in ("robot", "opponent", "draw"), f"the game did not finish: {told[-3:]}"
+    assert summary["board_agreement"] is True
+    assert not any("not sure" in event for event in summary["events"]), summary["events"]
+
+
+@contextlib.contextmanager
+def _empty_board(kind: str, seed: int):
+    """The world of a room, and a maker of watchers over its camera with its exact calibration."""
+    with World(seed=seed) as world:
+        furnish(world, room_for(kind, seed))
+        setup = calibration.sim_setup(world)
+        colours = (setup.colours.robot_bgr, setup.colours.person_bgr)
+        yield world, lambda: BoardWatcher(SimCamera(world), (6, 7), np.asarray(setup.board.corners_px), colours)
+
+
+def test_a_real_game_learns_a_board_it_reads_empty_for_sure_without_asking_and_not_one_with_discs() -> None:
+    with _empty_board("plain", 0) as (world, new_watcher):
+        watcher = new_watcher()
+        assert learn_empty_board(watcher, 2.0, lambda question: pytest.fail("asked of a board read empty for sure"))
+        assert watcher.empty_reference is not None
+        world.drop_disc(3, 1)
+        world.wait_until_settled()
+        watcher = new_watcher()
+        assert not learn_empty_board(watcher, 2.0, lambda question: pytest.fail("asked with a disc on the board"))
+        assert watcher.empty_reference is None
+
+
+def test_a_real_game_asks_once_when_it_cannot_be_sure_the_board_is_empty() -> None:
+    with _empty_board("varied", 6) as (_, new_watcher):
+        asked: list[str] = []
+        watcher = new_watcher()
+        assert learn_empty_board(watcher, 2.0, lambda question: asked.append(question) or True)
+        assert watcher.empty_reference is not None and asked == [ASK_EMPTY]
+        refused = new_watcher()
+        assert not learn_empty_board(refused, 2.0, lambda question: False)
+        assert not learn_empty_board(refused, 2.0, None)
+        assert refused.empty_reference is None
