@@ -84,13 +84,13 @@ def _check_image(image_bgr: np.ndarray) -> np.ndarray:
     return image
 
 
-def _lifted(image: np.ndarray) -> tuple[np.ndarray, bool]:
-    """The frame brightened until its brightest values reach LIT_FRAME_VALUE (by MAX_LIFT at most), and whether
-    the room is dim (it had to be by DIM_LIFT or more)."""
+def _lifted(image: np.ndarray) -> tuple[np.ndarray, float]:
+    """The frame brightened until its brightest values reach LIT_FRAME_VALUE (by MAX_LIFT at most), and by how much
+    (1.0: not at all)."""
     sample = image[::4, ::4]
     brightest = float(np.percentile(np.maximum(np.maximum(sample[..., 0], sample[..., 1]), sample[..., 2]), 99))
     gain = min(LIT_FRAME_VALUE / max(brightest, 1.0), MAX_LIFT)
-    return (image, False) if gain <= 1.0 else (cv2.convertScaleAbs(image, alpha=gain), gain >= DIM_LIFT)
+    return (image, 1.0) if gain <= 1.0 else (cv2.convertScaleAbs(image, alpha=gain), gain)
 
 
 def _is_too_dark(samples: HoleSamples, is_dim: bool) -> bool:
@@ -102,14 +102,16 @@ def _is_too_dark(samples: HoleSamples, is_dim: bool) -> bool:
     return float(np.percentile(lightness, 99)) < MIN_BOARD_LIGHTNESS
 
 
-def _reference_colours(colours: Sequence[Sequence[float]] | None) -> tuple[np.ndarray, ...] | None:
-    """Calibrated disc colours (BGR triples, value 1 first) as weighted Lab."""
+def _reference_colours(colours: Sequence[Sequence[float]] | None, lift: float) -> tuple[np.ndarray, ...] | None:
+    """Calibrated disc colours (BGR triples, value 1 first) as weighted Lab, lifted as the frame was (calibration
+    samples the camera's own frames, in the room's light: a red disc at 31% light was 1.5x darker than the lifted
+    frame showed it, too dark for any shading to explain)."""
     if colours is None:
         return None
     bgr = np.asarray(colours, dtype=np.float64)
     if bgr.shape != (2, 3) or not np.all((bgr >= 0) & (bgr <= 255)):
         raise ValueError(f"colours must be two BGR triples 0..255 (value 1 first), got {np.asarray(colours).tolist()}")
-    lab = to_weighted_lab(bgr[None].astype(np.uint8))[0]
+    lab = to_weighted_lab(np.clip(bgr[None] * lift, 0, 255).astype(np.uint8))[0]
     return (lab[0], lab[1])
 
 
@@ -142,9 +144,10 @@ def read(
     an error: the reading has corners None, an all-empty grid, zero confidence and a problem sentence.
     """
     started = time.perf_counter()
-    image, is_dim = _lifted(_check_image(image_bgr))
+    image, lift = _lifted(_check_image(image_bgr))
+    is_dim = lift >= DIM_LIFT
     rows, cols = check_shape(shape)
-    reference = _reference_colours(colours)
+    reference = _reference_colours(colours, lift)
     problems: list[str] = []
     off_frame = None
     try:
