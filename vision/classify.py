@@ -41,6 +41,7 @@ from vision.gravity import best_legal_grid, count_problem
 from vision.hole_fill import fill_dents
 from vision.hole_samples import SECTOR_COUNT, HoleSamples, ramp_shaded_distances, shaded_distances
 from vision.occlusion import OCCLUDED_CONFIDENCE
+from vision.room_lookalikes import ROOM_LIKE_DISC_CONFIDENCE, room_like_discs
 
 SHADING_RANGE = (0.92, 1.08)
 BACKGROUND_ROUNDS = 3
@@ -348,10 +349,11 @@ def classify(samples: HoleSamples, reference_colours: tuple[np.ndarray, ...] | N
     claimed = background_claims(samples, outcome.colours, background, CLEAR_CLAIM_MARGIN) if background else None
     unproven = unproven_empty(samples, outcome.grid, outcome.colours, outcome.dents, claimed)
     confidence = np.where(unproven, np.minimum(confidence, UNPROVEN_EMPTY_CONFIDENCE), confidence)
-    if samples.grazed is not None:
-        confidence = np.where(
-            samples.grazed.reshape(samples.shape), np.minimum(confidence, OCCLUDED_CONFIDENCE), confidence
-        )
+    grazed = np.zeros(samples.shape, dtype=bool) if samples.grazed is None else samples.grazed.reshape(samples.shape)
+    confidence = np.where(grazed, np.minimum(confidence, OCCLUDED_CONFIDENCE), confidence)
+    proven_empty = (outcome.grid == 0) & ~unproven & ~grazed
+    room_like = room_like_discs(samples, outcome.grid, outcome.colours, proven_empty, SHADING_RANGE)
+    confidence = np.where(room_like, np.minimum(confidence, ROOM_LIKE_DISC_CONFIDENCE), confidence)
     confidence = np.where(samples.visible.reshape(samples.shape), confidence, 0.0)
     return Classification(outcome.grid, confidence, outcome.colours, problems)
 

@@ -7,7 +7,8 @@ not changed since still shows the same room through it. Both frames are sampled 
 cut into patches, and the hole is unchanged when every patch's median colour is where it was, within what a
 webcam's noise moves a median. A disc of any colour dropped in changes the inside and the rim's shading, a hand
 or a sleeve the face round the hole, a change of light every patch at once and a camera moved by a pixel or two
-the rim's patches: each counts as changed.
+the rim's patches: each counts as changed. A hole the game knows empty that is unchanged is empty, however the
+reader read it unsure (an empty hole it could not prove empty, or a room nearly a disc's colour read as a disc).
 """
 
 from __future__ import annotations
@@ -68,15 +69,20 @@ def unchanged_holes(reference: np.ndarray, samples: HoleSamples) -> np.ndarray:
 def trust_unchanged_empties(
     reading: BoardReading, frame: np.ndarray, corners: np.ndarray, known_empty: np.ndarray, empty_reference: np.ndarray
 ) -> BoardReading:
-    """`reading` of `frame` with its unsure empty cells made sure where the game knows the hole is empty
+    """`reading` of `frame` with its unsure cells read sure and empty where the game knows the hole is empty
     (`known_empty`, (rows, cols) bool) and it looks as it did in frames of the empty board (`empty_reference`:
-    reference_patches of them, sampled at `corners`). Cells read as a disc, covered cells and changed holes keep the
-    reader's confidence."""
+    reference_patches of them, sampled at `corners`): an unsure empty reading is made sure, an unsure disc (a room
+    nearly a disc's colour in shade seen through the hole) is read empty, at SURE: a disc dropped in changes its
+    hole far beyond UNCHANGED_DISTANCE. Sure cells, covered cells and changed holes keep the reader's reading."""
     if not reading.is_board_found:
         return reading
     covered = np.zeros(reading.grid.shape, bool) if reading.covered is None else reading.covered
-    unsure_empty = (reading.grid == 0) & known_empty & (reading.confidence < SURE) & ~covered
-    if not unsure_empty.any():
+    unsure = known_empty & (reading.confidence < SURE) & ~covered
+    if not unsure.any():
         return reading
-    trusted = unsure_empty & unchanged_holes(empty_reference, sample_holes(frame, corners, reading.grid.shape))
-    return dataclasses.replace(reading, confidence=np.where(trusted, SURE, reading.confidence))
+    trusted = unsure & unchanged_holes(empty_reference, sample_holes(frame, corners, reading.grid.shape))
+    return dataclasses.replace(
+        reading,
+        grid=np.where(trusted, 0, reading.grid).astype(reading.grid.dtype),
+        confidence=np.where(trusted, SURE, reading.confidence),
+    )

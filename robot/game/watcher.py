@@ -8,7 +8,8 @@ cells the reader is unsure of and why).
 One photo cannot always prove a hole empty (a wooden table nearly a disc's colour seen through it in warm light),
 but the game knows more: given a frame of the empty board (`set_empty_reference`) and the board the game knows
 (`known_board`), a hole the game knows is empty that still looks as it did then is empty
-(vision.unchanged); its unsure empty reading is trusted before the stabiliser sees it.
+(vision.unchanged); its unsure reading (empty, or a disc the room behind may be) is read sure and empty before the
+stabiliser sees it.
 """
 
 from __future__ import annotations
@@ -68,8 +69,8 @@ class BoardWatcher:
         self.empty_reference = reference_patches([sample_holes(frame, self.corners, self.shape) for frame in frames])
 
     def _read(self, frame: np.ndarray) -> BoardReading:
-        """The reader's reading of `frame`, its unsure empty holes trusted where the game knows them empty and they
-        look as they did on the empty board."""
+        """The reader's reading of `frame`, its unsure holes read sure and empty where the game knows them empty and
+        they look as they did on the empty board."""
         reading = read(frame, self.shape, self.corners, self.colours)
         if self.empty_reference is None or self.known_board is None:
             return reading

@@ -98,7 +98,7 @@ def test_a_change_of_light_or_camera_pose_changes_every_hole(board: EmptyBoard, 
     assert not unchanged.any(), f"holes unchanged: {np.argwhere(unchanged).tolist()}"
 
 
-def test_only_unsure_empty_holes_known_empty_and_unchanged_are_trusted(board: EmptyBoard) -> None:
+def test_only_unsure_holes_known_empty_and_unchanged_are_trusted(board: EmptyBoard) -> None:
     disc = board.world.drop_disc(2, 1)
     board.world.wait_until_settled()
     try:
@@ -121,9 +121,11 @@ def test_only_unsure_empty_holes_known_empty_and_unchanged_are_trusted(board: Em
     assert sure[5, 0] and trusted.confidence[5, 0] == 1.0
     sure[[0, 3, 4], [2, 6, 4]] = True
     assert sure.all()
-    with_disc = dataclasses.replace(
-        doubtful, grid=np.where(np.arange(7) == 1, 1, 0).astype(np.int8) * (np.arange(6) == 0)[:, None]
+    discs = np.zeros(SHAPE, np.int8)
+    discs[0, 1] = discs[0, 2] = discs[5, 0] = 1  # unsure over an empty hole and over the real disc; one sure
+    as_discs = trust_unchanged_empties(
+        dataclasses.replace(doubtful, grid=discs), frame, board.corners, known_empty, board.reference
     )
-    assert (
-        trust_unchanged_empties(with_disc, frame, board.corners, known_empty, board.reference).confidence[0, 1] == 0.5
-    )
+    assert as_discs.grid[0, 1] == 0 and as_discs.confidence[0, 1] == SURE, "unchanged since the empty board: empty"
+    assert as_discs.grid[0, 2] == 1 and as_discs.confidence[0, 2] == 0.5, "the hole with a disc in it changed"
+    assert as_discs.grid[5, 0] == 1 and as_discs.confidence[5, 0] == 1.0, "a sure cell is never changed"
