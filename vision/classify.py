@@ -351,8 +351,7 @@ def classify(samples: HoleSamples, reference_colours: tuple[np.ndarray, ...] | N
     confidence = np.where(unproven, np.minimum(confidence, UNPROVEN_EMPTY_CONFIDENCE), confidence)
     grazed = np.zeros(samples.shape, dtype=bool) if samples.grazed is None else samples.grazed.reshape(samples.shape)
     confidence = np.where(grazed, np.minimum(confidence, OCCLUDED_CONFIDENCE), confidence)
-    proven_empty = (outcome.grid == 0) & ~unproven & ~grazed
-    room_like = room_like_discs(samples, outcome.grid, outcome.colours, proven_empty, SHADING_RANGE)
+    room_like = room_like_discs(samples, outcome.grid, outcome.colours, (outcome.grid == 0) & ~grazed, SHADING_RANGE)
     confidence = np.where(room_like, np.minimum(confidence, ROOM_LIKE_DISC_CONFIDENCE), confidence)
     confidence = np.where(samples.visible.reshape(samples.shape), confidence, 0.0)
     return Classification(outcome.grid, confidence, outcome.colours, problems)

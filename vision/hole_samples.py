@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -33,6 +34,13 @@ RAY_COUNT = 32
 RAY_RADII_PITCH = np.arange(0.18, 0.445, 0.01)
 # cv2.remap takes maps under 32767 wide, so the sample positions are laid out in rows of this many.
 MAP_ROW_LENGTH = 4096
+# The board's face is the colour most of the points between the holes share, in any light across the board
+# (FACE_LIGHT_RANGE, as vision.occlusion allows the face) within FACE_RADIUS (what vision.occlusion still takes for
+# the face; 12 split a dim noisy face in two): not their per-channel median, which
+# a hand and a sleeve over half the board (seeds 4, 10 of bench game --rooms varied: 14 and 15 of 30 points
+# still the blue face) turn into a brown no surface has, and every hole then looked covered.
+FACE_LIGHT_RANGE = (0.5, 1.6)
+FACE_RADIUS = 16.0
 
 
 @dataclass(frozen=True)
@@ -211,6 +219,13 @@ def _sample_map(corners_key: bytes, shape: tuple[int, int]) -> np.ndarray:
     return padded.reshape(-1, MAP_ROW_LENGTH, 2)
 
 
+def _dominant_colour(points: np.ndarray) -> np.ndarray:
+    """The median of the largest group of `points` (n, 3) that are one colour in some light: those within
+    FACE_RADIUS of the point with the most such neighbours."""
+    near = shaded_distances(points, points, FACE_LIGHT_RANGE) < FACE_RADIUS
+    return np.median(points[near[int(np.argmax(near.sum(axis=1)))]], axis=0)
+
+
 def sample_holes(image_bgr: np.ndarray, corners_px: np.ndarray, shape: tuple[int, int]) -> HoleSamples:
     """Collect the ring pixels and rays of every hole and the board face's colour, as seen in the rectified view."""
     rows, cols = shape
@@ -224,7 +239,7 @@ def sample_holes(image_bgr: np.ndarray, corners_px: np.ndarray, shape: tuple[int
     ray_count = holes * RAY_COUNT * len(RAY_RADII_PITCH)
     pixels = lab[:ring_count].reshape(holes, len(RING_INDEX), 3)
     rays = lab[ring_count : ring_count + ray_count].reshape(holes, RAY_COUNT, len(RAY_RADII_PITCH), 3)
-    face = np.median(lab[ring_count + ray_count : ring_count + ray_count + (rows - 1) * (cols - 1)], axis=0)
+    face = _dominant_colour(lab[ring_count + ray_count : ring_count + ray_count + (rows - 1) * (cols - 1)])
     return HoleSamples(
         shape=(rows, cols),
         pixels=pixels,
@@ -234,3 +249,10 @@ def sample_holes(image_bgr: np.ndarray, corners_px: np.ndarray, shape: tuple[int
         rim_offsets=rim_offsets(rays, RAY_RADII_PITCH),
         hole_colours=np.median(pixels, axis=1),
     )
+
+
+def face_colour(frames: Sequence[np.ndarray], corners_px: np.ndarray, shape: tuple[int, int]) -> tuple[int, int, int]:
+    """The board face's colour (BGR) in frames of the empty board with nothing in front, sampled at `corners_px`:
+    for vision.read, so a hand over most of the board is not taken for the face."""
+    faces = [sample_holes(frame, corners_px, shape).face for frame in frames]
+    return tuple(int(v) for v in from_weighted_lab_to_bgr(np.median(faces, axis=0)))  # type: ignore[return-value]

@@ -111,8 +111,15 @@ def _reference_colours(colours: Sequence[Sequence[float]] | None, lift: float) -
     bgr = np.asarray(colours, dtype=np.float64)
     if bgr.shape != (2, 3) or not np.all((bgr >= 0) & (bgr <= 255)):
         raise ValueError(f"colours must be two BGR triples 0..255 (value 1 first), got {np.asarray(colours).tolist()}")
-    lab = to_weighted_lab(np.clip(bgr[None] * lift, 0, 255).astype(np.uint8))[0]
+    lab = _lifted_lab(bgr, lift)
     return (lab[0], lab[1])
+
+
+def _lifted_lab(bgr: np.ndarray, lift: float) -> np.ndarray:
+    """(n, 3) BGR colours of the camera's own frames as weighted Lab, lifted as the frame was."""
+    if bgr.ndim != 2 or bgr.shape[1] != 3 or not np.all((bgr >= 0) & (bgr <= 255)):
+        raise ValueError(f"colours must be BGR triples 0..255, got {bgr.tolist()}")
+    return to_weighted_lab(np.clip(bgr[None] * lift, 0, 255).astype(np.uint8))[0]
 
 
 def _bgr_triple(weighted_lab: np.ndarray) -> tuple[int, int, int]:
@@ -134,12 +141,15 @@ def read(
     shape: tuple[int, int] = (6, 7),
     corners: np.ndarray | Sequence[Sequence[float]] | None = None,
     colours: Sequence[Sequence[float]] | None = None,
+    face: Sequence[float] | None = None,
 ) -> BoardReading:
     """Read the board in a BGR frame.
 
     corners: centres of the tl, tr, br, bl holes in px (from calibration); refined to the real holes.
     None finds the board automatically. colours: two calibrated disc colours as BGR triples, value 1
-    first; None learns them from the frame (then value 1 is the colour with more discs).
+    first; None learns them from the frame (then value 1 is the colour with more discs). face: the board face's
+    colour as a BGR triple in frames of the empty board (vision.hole_samples.face_colour), for a hand or a sleeve
+    over most of the board, which the frame alone takes for the face; None learns it from the frame.
     Raises ValueError for a bad image, shape, corners or colours. A board that cannot be found is not
     an error: the reading has corners None, an all-empty grid, zero confidence and a problem sentence.
     """
@@ -148,6 +158,12 @@ def read(
     is_dim = lift >= DIM_LIFT
     rows, cols = check_shape(shape)
     reference = _reference_colours(colours, lift)
+    known_face = None if face is None else _lifted_lab(np.asarray(face, dtype=np.float64)[None], lift)[0]
+
+    def sample(lattice: np.ndarray) -> HoleSamples:
+        samples = sample_holes(image, lattice, (rows, cols))
+        return samples if known_face is None else dataclasses.replace(samples, face=known_face)
+
     problems: list[str] = []
     off_frame = None
     try:
@@ -155,16 +171,14 @@ def read(
             found = locate_board(image, (rows, cols))
         else:
             found = refine_corners(image, check_corners(corners), (rows, cols))
-        samples = sample_holes(image, found, (rows, cols))
+        samples = sample(found)
         too_dark = _is_too_dark(samples, is_dim)
         covered = grazed = np.zeros((rows, cols), dtype=bool)
         if not too_dark:  # in the dark, holes and face look alike whatever is in front of them
             _check_uncovered(samples)
             off_the_face = rays_off_the_face(samples)
             covered, grazed = occluded_holes(samples, off_the_face)
-            moved, moved_samples, off_frame = framed(
-                found, samples, off_the_face, lambda lattice: sample_holes(image, lattice, (rows, cols))
-            )
+            moved, moved_samples, off_frame = framed(found, samples, off_the_face, sample)
             moved_covered, moved_grazed = (
                 occluded_holes(moved_samples, rays_off_the_face(moved_samples))
                 if moved is not found

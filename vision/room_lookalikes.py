@@ -1,11 +1,13 @@
-"""Which holes read as a disc show what the room shows through holes proven empty: a disc there is not sure.
+"""Which holes read as a disc show what the room shows through holes read empty: a disc there is not sure.
 
 A curtain or a wall nearly a disc's colour in shade (a dull olive behind a board of bright yellow discs) can be
 within a light of that colour, and a hole above a disc then reads as one more disc. Holes that the board leaves
-empty, proven empty (they cannot hold a disc, or no disc colour fills them), show the room itself: when one of
-them explains a hole read as a disc about as well as the disc colour does (within CLEAR_CLAIM_MARGIN, what JPEG
-and noise move a disc's pixels towards a room of nearly its colour), the frame cannot tell the two apart, and
-the disc is trusted no more than ROOM_LIKE_DISC_CONFIDENCE: the game looks again or asks.
+empty show the room: when one of them explains a hole read as a disc about as well as the disc colour does
+(within CLEAR_CLAIM_MARGIN, what JPEG and noise move a disc's pixels towards a room of nearly its colour), the
+frame cannot tell the two apart, and the disc is trusted no more than ROOM_LIKE_DISC_CONFIDENCE: the game looks
+again or asks. Empty holes not proven empty (vision.empty_proof) count too: the curtain above every column of
+discs is one of them, and a disc the frame may have missed that looks like the disc read is as good a reason to
+doubt it.
 """
 
 from __future__ import annotations
@@ -23,15 +25,15 @@ def room_like_discs(
     samples: HoleSamples,
     grid: np.ndarray,
     colours: tuple[np.ndarray, ...],
-    proven_empty: np.ndarray,
+    empty: np.ndarray,
     shading_range: tuple[float, float],
 ) -> np.ndarray:
     """(rows, cols) the holes read as a disc (grid k > 0, colours[k - 1]) whose colour (median of the ring) a hole
-    in `proven_empty` ((rows, cols) bool) explains within CLEAR_CLAIM_MARGIN of how well the disc colour does;
+    in `empty` ((rows, cols) bool) explains within CLEAR_CLAIM_MARGIN of how well the disc colour does;
     both are given the same `shading_range` of light."""
     flat = grid.ravel()
     discs = np.flatnonzero((flat > 0) & samples.visible)
-    rooms = samples.hole_colours[proven_empty.ravel() & samples.visible]
+    rooms = samples.hole_colours[empty.ravel() & samples.visible]
     like = np.zeros(grid.shape, dtype=bool)
     if not len(discs) or not len(rooms):
         return like

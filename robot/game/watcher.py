@@ -21,7 +21,7 @@ import numpy as np
 
 from vision import BoardReading, Stabiliser, read
 from vision.cameras import Camera
-from vision.hole_samples import sample_holes
+from vision.hole_samples import face_colour, sample_holes
 from vision.unchanged import reference_patches, trust_unchanged_empties
 
 # Frames of the empty board taken for its reference: their mean lowers the reference's own noise.
@@ -60,18 +60,21 @@ class BoardWatcher:
         self.frame_observer: Callable[[np.ndarray, BoardReading], None] | None = None
         self.known_board: np.ndarray | None = None
         self.empty_reference: np.ndarray | None = None
+        self.face: tuple[int, int, int] | None = None
 
     def set_empty_reference(self, frames: Sequence[np.ndarray]) -> None:
         """Remember how the empty board looks: a few frames of it, nothing in front, in the light of the game (only
-        with calibrated corners: the holes must be sampled where they were)."""
+        with calibrated corners: the holes must be sampled where they were), and the colour of its face, which a
+        hand over most of the board would otherwise pass for."""
         if self.corners is None:
             raise ValueError("an empty reference needs the board's corners from calibration")
         self.empty_reference = reference_patches([sample_holes(frame, self.corners, self.shape) for frame in frames])
+        self.face = face_colour(frames, self.corners, self.shape)
 
     def _read(self, frame: np.ndarray) -> BoardReading:
         """The reader's reading of `frame`, its unsure holes read sure and empty where the game knows them empty and
         they look as they did on the empty board."""
-        reading = read(frame, self.shape, self.corners, self.colours)
+        reading = read(frame, self.shape, self.corners, self.colours, self.face)
         if self.empty_reference is None or self.known_board is None:
             return reading
         return trust_unchanged_empties(reading, frame, self.corners, self.known_board == 0, self.empty_reference)

@@ -3,7 +3,7 @@ confidence; the game, which knows those holes empty and sees them unchanged sinc
 
 Sim frame of room 'varied' seed 11 (bench game --rooms 20): a dull olive curtain behind a board of bright yellow
 and red discs, read with the exact sim calibration; a column of red, yellow, yellow showed three more yellow discs,
-two at confidence 1.0, above them."""
+two at confidence 1.0, above them, and with the curtain above discs in every outer column, two of them at 1.0."""
 
 from __future__ import annotations
 
@@ -22,8 +22,10 @@ from vision.room_lookalikes import room_like_discs
 from vision.unchanged import reference_patches, trust_unchanged_empties
 
 SHAPE = (6, 7)
-COLUMN = 5
-DROPS = [(0, 1), (0, 1), (1, 1), (2, 2), (3, 2), (3, 2), (COLUMN, 1), (COLUMN, 2), (COLUMN, 2), (0, 2)]
+# Bottom to top per column, 1 the red discs, 2 the yellow (sim players): the board of the game that stopped, where
+# the curtain shows above three and four discs in columns 1, 2 and 6, and above nothing in the middle.
+COLUMNS = [[1, 1, 1, 2], [1, 1, 1], [2], [2, 2], [2], [1, 2, 2, 1], [2, 1, 2]]
+DROPS = [(column, player) for column, players in enumerate(COLUMNS) for player in players]
 
 
 @pytest.fixture(scope="module")
@@ -52,9 +54,9 @@ def test_the_curtain_above_discs_is_never_a_sure_disc(curtain) -> None:
 
 
 def test_a_disc_the_room_explains_as_well_is_room_like() -> None:
-    """Olive seen through a proven empty hole explains another olive hole better than yellow does (which a shade of
-    yellow still matches within MATCH_RADIUS); a bright yellow disc it does not; without proven empty holes, no
-    room is known."""
+    """Olive seen through an empty hole explains another olive hole better than yellow does (which a shade of
+    yellow still matches within MATCH_RADIUS); a bright yellow disc it does not; without empty holes, no room is
+    known."""
     frame = np.zeros((480, 640, 3), np.uint8)
     samples = sample_holes(frame, np.array([[100.0, 100], [400, 100], [400, 350], [100, 350]]), SHAPE)
     olive, yellow = np.array([30.5, -11.5, 51.5]), np.array([31.0, 1.0, 65.0])
