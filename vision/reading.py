@@ -40,6 +40,7 @@ DIM_LIFT = 2.0
 # board is too dark to trust (the 23 photos: 37 and more; lifted from 30% light: 32 and more; from 15%: 23 to 31).
 MIN_BOARD_LIGHTNESS = 26.0
 TOO_DARK = "too dark to read: add light"
+COVERED_BOARD = "the holes look like the board around them: something covers the board or the camera"
 
 
 @dataclass(frozen=True)
@@ -133,7 +134,7 @@ def _check_uncovered(samples: HoleSamples) -> None:
     a grey frame covers the board, and known corners alone would read it as an empty board."""
     contrast = float(np.median(np.linalg.norm(samples.hole_colours - samples.face, axis=1)))
     if contrast < COVERED_CONTRAST:
-        raise BoardNotFoundError("the holes look like the board around them: something covers the board or the camera")
+        raise BoardNotFoundError(COVERED_BOARD)
 
 
 def read(
@@ -160,8 +161,7 @@ def read(
     reference = _reference_colours(colours, lift)
     known_face = None if face is None else _lifted_lab(np.asarray(face, dtype=np.float64)[None], lift)[0]
 
-    def sample(lattice: np.ndarray) -> HoleSamples:
-        samples = sample_holes(image, lattice, (rows, cols))
+    def with_face(samples: HoleSamples) -> HoleSamples:
         return samples if known_face is None else dataclasses.replace(samples, face=known_face)
 
     problems: list[str] = []
@@ -171,14 +171,16 @@ def read(
             found = locate_board(image, (rows, cols))
         else:
             found = refine_corners(image, check_corners(corners), (rows, cols))
-        samples = sample(found)
+        samples = with_face(sample_holes(image, found, (rows, cols)))
         too_dark = _is_too_dark(samples, is_dim)
         covered = grazed = np.zeros((rows, cols), dtype=bool)
         if not too_dark:  # in the dark, holes and face look alike whatever is in front of them
             _check_uncovered(samples)
             off_the_face = rays_off_the_face(samples)
             covered, grazed = occluded_holes(samples, off_the_face)
-            moved, moved_samples, off_frame = framed(found, samples, off_the_face, sample)
+            moved, moved_samples, off_frame = framed(
+                found, samples, off_the_face, lambda lattice: with_face(sample_holes(image, lattice, (rows, cols)))
+            )
             moved_covered, moved_grazed = (
                 occluded_holes(moved_samples, rays_off_the_face(moved_samples))
                 if moved is not found
@@ -186,6 +188,8 @@ def read(
             )
             if moved is not found and moved_covered.sum() < max(covered.sum(), 1):
                 found, samples, covered, grazed = moved, moved_samples, moved_covered, moved_grazed
+            if covered.all():  # a sheet or a grey frame unlike the face known from the empty board
+                raise BoardNotFoundError(COVERED_BOARD)
             if covered.any():  # a hand at an edge hides the frame too
                 off_frame = None
         samples = dataclasses.replace(samples, covered=covered.ravel(), grazed=grazed.ravel())

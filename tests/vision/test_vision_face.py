@@ -39,3 +39,10 @@ def test_the_face_known_from_the_empty_board_keeps_the_cover_where_it_is() -> No
     covered = _sleeved(frame, corners, 1.6, [GREY_SLEEVE_BGR])
     reading = vision.read(covered, SHAPE, corners, face=face_colour([frame], corners, SHAPE))
     assert reading.covered_columns == [2, 3, 4, 5, 6]
+
+
+def test_a_grey_frame_with_the_face_known_is_still_a_board_not_seen() -> None:
+    frame, corners = render_board(np.zeros(SHAPE, np.int8))
+    grey = np.full_like(frame, 128)
+    reading = vision.read(grey, SHAPE, corners, face=face_colour([frame], corners, SHAPE))
+    assert not reading.is_board_found and "covers the board" in reading.problems[0]
