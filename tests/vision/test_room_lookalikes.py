@@ -68,6 +68,8 @@ def test_a_disc_the_room_explains_as_well_is_room_like() -> None:
     like = room_like_discs(samples, grid, (yellow,), grid == 0, (0.92, 1.08))
     assert like[1, 0] and not like[0, 0]
     assert not room_like_discs(samples, grid, (yellow,), np.zeros(SHAPE, bool), (0.92, 1.08)).any()
+    wood = dataclasses.replace(samples, hole_colours=np.where(np.arange(42)[:, None] < 2, yellow, yellow + 2.0))
+    assert not room_like_discs(wood, grid, (yellow,), grid == 0, (0.92, 1.08)).any(), "discs alike: told by shape"
 
 
 def test_the_game_reads_the_unchanged_curtain_holes_empty(curtain) -> None:
