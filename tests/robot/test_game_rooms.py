@@ -3,7 +3,6 @@ in warm light): the game trusts the holes it knows are empty while they look as 
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 from pathlib import Path
 
@@ -11,7 +10,7 @@ import numpy as np
 import pytest
 
 import calibration
-from robot.cli.game_commands import play_sim_game
+from robot.cli.game_commands import bench_game_args, play_sim_game
 from robot.game.real_table import ASK_EMPTY, learn_empty_board
 from robot.game.watcher import BoardWatcher
 from sim import World
@@ -21,19 +20,8 @@ from vision.cameras import SimCamera
 
 def test_a_game_in_a_room_whose_empty_holes_the_reader_doubts_finishes_in_agreement(tmp_path: Path) -> None:
     told: list[str] = []
-    args = argparse.Namespace(
-        seed=6,
-        gui=False,
-        opponent="random",
-        robot_first=False,
-        level=10,
-        time_ms=300,
-        record=None,
-        config=None,
-        resume=False,
-        room="varied",
-        give_up_s=120.0,
-    )
+    args = bench_game_args(6, "random", robot_first=False, room="varied", give_up_s=120.0)
+    args.time_ms = 300
     summary = play_sim_game(args, told.append, tmp_path / "g.json")
     assert summary["winner"] in ("robot", "opponent", "draw"), f"the game did not finish: {told[-3:]}"
     assert summary["board_agreement"] is True
