@@ -202,6 +202,7 @@ def _print_carried_drops(args: argparse.Namespace, config: object) -> int:
 
     from robot.arm.planner import PICK_ATTEMPTS
     from robot.game.carry_trials import run_carry_trials
+    from robot.game.loop import DROP_ATTEMPTS
 
     # Each missed pick and rolling disc is a warning in a game; here the table counts them (-v shows them too).
     quieted = [logging.getLogger(name) for name in ("robot.arm.planner", "sim.world")]
@@ -224,12 +225,12 @@ def _print_carried_drops(args: argparse.Namespace, config: object) -> int:
         f"  picks missed: {stats.picks_missed} (picked again; {PICK_ATTEMPTS} in a row end the turn with a named error)"
     )
     print(
-        f"  discs lost in transit: {stats.lost_in_transit} ({stats.lost_fell_in_board} fell into the board, "
-        f"{stats.fetched_again} fetched again)"
+        f"  discs lost in transit: {stats.lost_in_transit} ({stats.lost_fell_in_board} fell into the board); lost as "
+        f"the jaws opened: {stats.lost_after_release} (the gripper felt nothing; the camera sees no new disc)"
     )
     print(
-        f"  discs lost as the jaws opened: {stats.lost_after_release} (the gripper felt nothing; the camera sees no "
-        "new disc and the game says so)"
+        f"  discs fetched again: {stats.fetched_again} (lost either way and not on the board; "
+        f"{DROP_ATTEMPTS} lost in a row end the turn with a named error)"
     )
     print(
         f"  discs landed: {stats.landed_right}/{stats.turns} in the chosen column, {stats.landed_elsewhere} in another "

@@ -5,10 +5,10 @@ pinch the dispenser's disc by contact and friction (`sim.grip`), so a pick can c
 be torn out on the way. A fraction of the turns is upset on purpose (`sim.upsets`): a flick on the carried
 disc, a flick just as the jaws open (too late for the gripper to feel), or a jammed dispenser feed. What the
 robot does about it is what the game does (`robot.game.loop`): the planner picks again after an empty pick
-(a named error after `PICK_ATTEMPTS`); a disc lost on the way is looked for on the board (here the world's
-own board; the game asks the camera) and, when it is not there, fetched again once; a turn the gripper
-thought went well but after which no new disc is on the board is said to the person (the game stops for
-them: "my disc did not show up"). Every turn ends in one of: its disc in the chosen column, in another
+(a named error after `PICK_ATTEMPTS`); a disc lost on the way, or let go as planned but not on the board
+afterwards, is looked for on the board (here the world's own board; the game asks the camera) and, when it
+is not there, fetched again once; a second disc that does not arrive either is said to the person (the game
+stops for them: "my disc did not show up"). Every turn ends in one of: its disc in the chosen column, in another
 column (said to the person: the game goes on from the board), or a named error (said to the person) - or,
 the failure this bench exists to find, a disc that did not land where the robot believes and nobody was
 told (`unreported`).
@@ -25,6 +25,7 @@ import numpy as np
 from robot.arm import ArmConfig
 from robot.arm.drivers.sim import SimArm, sim_planner
 from robot.arm.planner import PICK_ATTEMPTS, DiscLostError, PickMissedError, play_column
+from robot.game.loop import DROP_ATTEMPTS
 from sim import World
 from sim.upsets import KnockInCarry, KnockOnRelease, jam_dispenser, knock_in_carry, knock_on_release
 
@@ -46,7 +47,7 @@ class CarryTrialStats:
     lost_in_transit: int = 0
     lost_fell_in_board: int = 0
     fetched_again: int = 0
-    lost_after_release: int = 0  # the gripper let go of it as planned; the camera sees no new disc
+    lost_after_release: int = 0  # the gripper let go of it as planned, yet no new disc is on the board
     landed_right: int = 0
     landed_elsewhere: int = 0
     named_errors: list[str] = field(default_factory=list)
@@ -96,37 +97,35 @@ def _upset(world: World, rng: np.random.Generator, stats: CarryTrialStats) -> No
 def _turn(world: World, arm: SimArm, planner, column: int, stats: CarryTrialStats) -> str:
     """One robot turn with the game's recovery; what came of it, in words ("" when the disc is where it should be)."""
     before = world.board_state()
-    for attempt in range(2):
+    for attempt in range(1, DROP_ATTEMPTS + 1):
+        released = True
         try:
             stats.picks_missed += play_column(arm, planner, column).picks_missed
-            break
+            lost = "released, but no new disc is on the board"
         except PickMissedError as error:
             stats.picks_missed += PICK_ATTEMPTS
             stats.named_errors.append(f"column {column + 1}: {error}")
             return "named"
         except DiscLostError as error:
             stats.lost_in_transit += 1
-            world.wait_until_settled(SETTLE_S)
-            if _new_discs(world, before):
-                stats.lost_fell_in_board += 1
-                break
-            if attempt == 1:
-                stats.named_errors.append(f"column {column + 1}: {error} twice")
-                return "named"
-            stats.fetched_again += 1
-            _tidy(world)
-    world.wait_until_settled(SETTLE_S)
-    new = _new_discs(world, before)
+            released, lost = False, str(error)
+        world.wait_until_settled(SETTLE_S)
+        new = _new_discs(world, before)
+        if new:
+            stats.lost_fell_in_board += not released
+            break
+        stats.lost_after_release += released
+        if attempt == DROP_ATTEMPTS:  # the game's camera sees no new disc: it says so and stops for the person
+            stats.named_errors.append(f"column {column + 1}: {lost} ({DROP_ATTEMPTS} discs in a row)")
+            return "named"
+        stats.fetched_again += 1
+        _tidy(world)
     if new == [(int(np.count_nonzero(before[:, column])), column)]:
         stats.landed_right += 1
         return "right"
     if len(new) == 1:
         stats.landed_elsewhere += 1  # the game reads the board and says where the disc went
         return "elsewhere"
-    if not new:  # the game's camera sees no new disc: it says so and stops for the person
-        stats.lost_after_release += 1
-        stats.named_errors.append(f"column {column + 1}: released, but no new disc is on the board")
-        return "named"
     stats.unreported.append(f"column {column + 1}: {len(new)} new discs on the board {new}, none reported")
     return "unreported"
 

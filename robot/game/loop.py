@@ -8,7 +8,8 @@ The game never plays on a board it cannot see: every move, the person's and the 
 stable camera reading (`vision.Stabiliser` + `vision.detect_move`), and what people really do (two
 discs, a disc taken back, the wrong colour, a hand in front of the camera, walking away) is told to the
 person in a plain sentence while the game waits for the board to be right again. A robot disc that
-lands in the wrong column is reported and the game goes on from what the board shows. The log is
+lands in the wrong column is reported and the game goes on from what the board shows; one that never
+reaches the board (the board seen surely as it was) is fetched again once. The log is
 saved after every move, so a game can be resumed after a crash (`GameLog`).
 
 The `Table` is what the game acts on besides the camera: the robot's hand, and in the simulation the
@@ -38,6 +39,8 @@ from vision import BoardReading, MoveEvent, MoveKind, detect_move
 from vision.moves import players_grid
 
 log = logging.getLogger(__name__)
+
+DROP_ATTEMPTS = 2  # discs sent for one move before the robot stops and asks the person to look
 
 
 class Table(Protocol):
@@ -271,16 +274,7 @@ class Game:
         engine_s = result.ms / 1000.0
         self._last_search = result, self.position.moves_played
         self.tell(f"I play column {result.column + 1}" + (" (proven)." if result.proven else "."))
-        try:
-            arm_s = self.table.robot_drop(result.column)
-        except DiscLostError as lost:  # one that fell into a column is the camera's to find; else another disc
-            arm_s = 0.0
-            if self._await_robot_disc().kind is not MoveKind.MOVE:
-                self._note(f"{str(lost).capitalize()} and it is not on the board: I fetch another one.")
-                arm_s = self.table.robot_drop(result.column)
-        vision_started = time.perf_counter()
-        event = self._await_robot_disc()
-        vision_s = time.perf_counter() - vision_started
+        arm_s, event, vision_s = self._drop_and_see(result.column)
         landed = event.column if event.kind is MoveKind.MOVE else None
         truth = self.table.true_board()
         if truth is not None:
@@ -301,6 +295,28 @@ class Game:
             self.ponderer.start(self.position)
         self._check_agreement(self.watcher.last_reading)
         self.tell(self._board_text(f"I played column {event.column + 1}."))
+
+    def _drop_and_see(self, column: int) -> tuple[float, MoveEvent, float]:
+        """Drop the robot's disc into `column` and wait for the camera to see it (arm time, event, vision time).
+
+        A disc that never reached the board (slipped out of the gripper on the way, or let go as planned and
+        knocked aside) is fetched again, up to `DROP_ATTEMPTS` discs in all, but only when steady readings show
+        the board surely as it was: a hand in the way or an unseen board is no proof that the disc is missing.
+        """
+        arm_s, attempt = 0.0, 1
+        while True:
+            try:
+                arm_s += self.table.robot_drop(column)
+                lost = f"my disc for column {column + 1} did not land in the board"
+            except DiscLostError as error:  # one that fell into a column is the camera's to find
+                lost = str(error)
+            vision_started = time.perf_counter()
+            event = self._await_robot_disc()
+            vision_s = time.perf_counter() - vision_started
+            if event.kind is not MoveKind.NONE or attempt == DROP_ATTEMPTS:
+                return arm_s, event, vision_s
+            self._note(f"{lost.capitalize()} and it is not on the board: I fetch another one.")
+            attempt += 1
 
     def _await_robot_disc(self) -> MoveEvent:
         """The robot's disc as the camera sees it, looking again when it has not arrived yet."""
