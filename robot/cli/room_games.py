@@ -2,8 +2,8 @@
 backdrop), reporting games finished, board agreement after every move, false events and robot turns per game.
 
 No one misbehaves in these games, but the person's hand does linger in front of the board: an event that says
-something covers columns of the board is true when the hand was in front of a hole or its rim in every column
-it names at that moment (`sim.person.Person.hidden_holes`, the segmentation of the webcam's view), and every
+something covers columns of the board (or the whole board) is true when the hand was in front of a hole or its
+rim in every column it names at that moment (`sim.person.Person.hidden_holes`, the segmentation of the webcam's view), and every
 other event is false.
 Every failure is printed with its room, what was said (with what the hand really hid) and the loop's
 disagreement; `--frames DIR` also saves the camera's frame of each (the frame the game had just looked at when
@@ -26,6 +26,7 @@ import cv2
 import numpy as np
 
 from robot.cli.view_commands import opened_view
+from vision.reading import COVERED_BOARD
 
 ROOM_GIVE_UP_S = 60.0  # a board that shows no move for a minute in a room will not: the reader cannot see it
 
@@ -221,6 +222,8 @@ class _FrameKeeper:
             hidden = self.said[at].hidden_columns if at is not None else frozenset()
             start = start if at is None else at + 1
             named = named_columns(event) if "cover" in event.lower() else frozenset()
+            if not named and COVERED_BOARD in event and self.person is not None:  # the whole board, all its columns
+                named = frozenset(range(self.person.world.config.board.columns))
             if not named or not named <= hidden:
                 where = ", ".join(str(c + 1) for c in sorted(hidden)) or "none"
                 false.append(f"{event} [the hand hid holes in columns: {where}]")

@@ -212,3 +212,25 @@ def test_bench_rooms_judges_a_cover_by_what_the_hand_really_hid() -> None:
     hid = false[0].split("the hand hid holes in columns: ")[1].rstrip("]").split(", ")
     assert {"3", "4", "5"} <= set(hid) and "1" not in hid  # the forearm may cross more columns, never column 1
     assert false[-1].endswith("the hand hid holes in columns: none]")
+
+
+def test_bench_rooms_counts_the_whole_board_covered_true_only_when_the_hand_hid_every_column() -> None:
+    import numpy as np
+
+    from robot.cli.room_games import _FrameKeeper
+    from sim import World
+    from sim.person import Habits, Linger, Person
+    from vision.reading import COVERED_BOARD
+
+    whole = f"I cannot see the board ({COVERED_BOARD}): please keep it in the camera's view, uncovered."
+    keeper = _FrameKeeper(view=None)
+    with World(seed=2) as world:
+        keeper.person = Person(world, Habits.for_room("varied", 2), np.random.default_rng(2))
+        for columns in ((2, 4), (0, 6)):
+            visit = keeper.person.drop(3, 1, Linger(columns=columns, seconds=2.0))
+            world.step(sum(visit.lingers_s) / 2 - (world.time_s - visit.started_s))
+            keeper.mark(whole)
+            keeper.person.finish()
+    assert [said.hidden_columns for said in keeper.said][1] == frozenset(range(7))
+    false = keeper.false_events([whole, whole])
+    assert len(false) == 1 and "1" not in false[0].split("the hand hid holes in columns: ")[1]
