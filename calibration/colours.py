@@ -29,7 +29,7 @@ def colours_from_frame(
     empty or both discs look the same.
     """
     from vision.colour_names import colour_letters
-    from vision.hole_samples import to_weighted_lab
+    from vision.hole_samples import in_board_light, local_light, sample_holes, to_weighted_lab
 
     for name, column in (("robot", robot_column), ("person", person_column)):
         if not 0 <= column < board.cols:
@@ -47,6 +47,13 @@ def colours_from_frame(
         raise CalibrationFailedError(
             f"the discs in columns {robot_column + 1} and {person_column + 1} look alike: use one disc of each colour"
         )
+    # The bottom corners may be darker or brighter than the board as a whole (a lamp above, a window to one side):
+    # the references are kept in the board's light, as the reader looks for them in each hole's own light.
+    light = local_light(sample_holes(frame_bgr, np.asarray(board.corners_px, float), (board.rows, board.cols)))
+    samples = [
+        in_board_light(disc, float(light[column]))
+        for disc, column in zip(samples, (robot_column, person_column), strict=True)
+    ]
     lab = to_weighted_lab(np.array([samples], np.float64).clip(0, 255).astype(np.uint8))[0]
     robot_letter, person_letter = colour_letters([lab[0], lab[1]])
     return ColourCalibration(robot_letter, person_letter, tuple(samples[0]), tuple(samples[1]))

@@ -39,7 +39,7 @@ from vision.empty_proof import (
 )
 from vision.gravity import best_legal_grid, count_problem
 from vision.hole_fill import fill_dents
-from vision.hole_samples import SECTOR_COUNT, HoleSamples, ramp_shaded_distances, shaded_distances
+from vision.hole_samples import SECTOR_COUNT, HoleSamples, local_light, ramp_shaded_distances, shaded_distances
 from vision.occlusion import OCCLUDED_CONFIDENCE
 from vision.room_lookalikes import ROOM_LIKE_DISC_CONFIDENCE, room_like_discs
 
@@ -95,10 +95,12 @@ def colour_distances(samples: HoleSamples, colours: tuple[np.ndarray, ...]) -> n
     """(len(colours), holes, ring pixels) distances from every ring pixel to every colour, under slight shading.
 
     A curved disc or one in the rim's shadow is a little darker on one side (a ramp of light across it whose
-    lit side is in the board's light); loose discs lying behind the board are darker all over, so the allowed
-    shading is narrow (SHADING_RANGE).
+    lit side is in the board's light, as the face beside the hole shows it); loose discs lying behind the board
+    are darker all over, so the allowed shading is narrow (SHADING_RANGE).
     """
-    return ramp_shaded_distances(samples.pixels, np.asarray(colours).reshape(-1, 3), SHADING_RANGE)
+    return ramp_shaded_distances(
+        samples.pixels, np.asarray(colours).reshape(-1, 3), SHADING_RANGE, local_light(samples)
+    )
 
 
 def coverage(distances: np.ndarray, sector: np.ndarray, claimed: np.ndarray | None = None) -> np.ndarray:

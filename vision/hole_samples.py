@@ -29,6 +29,11 @@ LIGHTNESS_WEIGHT = 0.5
 BLACK = np.array([-16.0 * LIGHTNESS_WEIGHT, 0.0, 0.0], dtype=np.float32)
 SAMPLE_MAP_CACHE_SIZE = 8
 RAY_COUNT = 32
+# How much more or less light one hole may be taken to have than the board as a whole (a hand's shadow or a
+# lamp's bright spot beyond that is not light the disc colours are looked for in).
+LOCAL_LIGHT_RANGE = (0.9, 1.25)
+# The rays that point upwards (rectified y down), well clear of the horizontal.
+_UPWARD_RAYS = np.flatnonzero(np.sin(np.arange(RAY_COUNT) * 2 * np.pi / RAY_COUNT) < -0.4)
 # Radii of the ray samples in pitches: from the ring's outer half, where a crescent beside a loose disc behind
 # the board shows, across the rim (holes measure 0.33 to 0.38 pitch) onto the face around the hole.
 RAY_RADII_PITCH = np.arange(0.18, 0.445, 0.01)
@@ -150,14 +155,21 @@ def shaded_distances(pixels: np.ndarray, colours: np.ndarray, shading_range: tup
     return np.sqrt(np.maximum(squared, 0.0, out=squared), out=squared)
 
 
-def ramp_shaded_distances(pixels: np.ndarray, colours: np.ndarray, shading_range: tuple[float, float]) -> np.ndarray:
+def ramp_shaded_distances(
+    pixels: np.ndarray, colours: np.ndarray, shading_range: tuple[float, float], light: np.ndarray | None = None
+) -> np.ndarray:
     """(k, holes, ring pixels) distances from every hole's ring pixels (holes, n, 3) to k colours, each colour
     within `shading_range` of its light, or under a ramp of light across the hole whose lit side is.
 
     A disc in its slot is one surface: the rim or the board's side can shade one side of it, so its light
     falls off smoothly across it (a plane fitted to the light each pixel asks for) from a lit side in the
     light of the board. A loose disc behind the board is darker all over: no ramp has a lit side in range.
+    `light` (holes,), when given, is the light on each hole relative to the board's (`local_light`): the range
+    is taken in it.
     """
+    low, high = shading_range
+    if light is not None:
+        low, high = low * light[:, None], high * light[:, None]
     planes = shifted_planes(pixels)
     references = np.asarray(colours, dtype=np.float32).reshape(-1, 3) - BLACK
     dot = _dot(planes, references)
@@ -167,12 +179,34 @@ def ramp_shaded_distances(pixels: np.ndarray, colours: np.ndarray, shading_range
     light = RING_PLANE[:, 0] * plane[..., 0, None] + RING_PLANE[:, 1] * plane[..., 1, None]
     light += RING_PLANE[:, 2] * plane[..., 2, None]
     relative = np.clip(light / np.maximum(light.max(axis=2, keepdims=True), 1e-6), MIN_RELATIVE_LIGHT, 1.0)
-    under_ramp = np.clip(wanted, shading_range[0] * relative, shading_range[1] * relative)
-    even = np.clip(wanted, *shading_range)
+    under_ramp = np.clip(wanted, low * relative, high * relative)
+    even = np.clip(wanted, low, high)
     factor = np.where(np.abs(under_ramp - wanted) < np.abs(even - wanted), under_ramp, even)
     squared = (planes[0] * planes[0] + planes[1] * planes[1] + planes[2] * planes[2]) - 2 * factor * dot
     squared += factor * factor * reference_norms
     return np.sqrt(np.maximum(squared, 0.0, out=squared), out=squared)
+
+
+def local_light(samples: HoleSamples) -> np.ndarray:
+    """(holes,) the light on each hole relative to the board's: the face just outside the hole (the median of the
+    rays' outermost samples round it) as a shade of the face's colour, within LOCAL_LIGHT_RANGE.
+
+    A window to one side or a lamp above lights the top of a board more than its foot: a disc is lit as the face
+    beside it is, so its colour is looked for in that light (a loose disc behind the board is still darker than
+    the face in front of it). Only the face above each hole counts: below the bottom row a board's foot or tray
+    is often in its own shadow.
+    """
+    around = shifted_planes(np.median(samples.rays[:, _UPWARD_RAYS, -1], axis=1))  # (3, holes)
+    face = np.asarray(samples.face, dtype=np.float32) - BLACK
+    shade = (around * face[:, None]).sum(axis=0) / max(float(face @ face), 1e-6)
+    return np.clip(shade, *LOCAL_LIGHT_RANGE)
+
+
+def in_board_light(bgr: np.ndarray, light: float) -> np.ndarray:
+    """A colour (BGR) seen where the light is `light` times the board's (`local_light`), as it looks in the board's
+    light: what a reference colour sampled at one hole must be for the reader to look for it hole by hole."""
+    lab = to_weighted_lab(np.clip(np.asarray(bgr, dtype=np.float64), 0, 255).astype(np.uint8).reshape(1, 1, 3))
+    return from_weighted_lab_to_bgr((lab[0, 0] - BLACK) / light + BLACK).astype(np.float64)
 
 
 def from_weighted_lab_to_bgr(weighted_lab: np.ndarray) -> np.ndarray:
