@@ -33,6 +33,7 @@ REFERENCE = {
 }
 
 MAX_MOVES = 42  # a 7x6 board
+KEEPS_VALUE_PLIES = 12  # bench engine --keeps-value: test-set lines and random positions up to this many plies
 SOLVE_HELP = "exact scores of positions: move strings on stdin, 'MOVES SCORE NODES MICROSECONDS' on stdout"
 ANALYZE_HELP = (
     "the exact score of every column of a position, and the best move; the books answer for the "
@@ -111,6 +112,24 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
         help="with --budget: board columns (default 7; 9x7 and 8x8 play by the heuristic search alone)",
     )
     bench.add_argument("--height", type=bounded_int(4, 9), default=6, help="with --budget: board rows (default 6)")
+    bench.add_argument(
+        "--keeps-value",
+        action="store_true",
+        help="does `move` (level 10, 500 ms, a cold engine) keep the value on every line of up to 12 plies of "
+        "--sets and on --randoms random 8-12-ply positions? Each move judged by a full weak solve",
+    )
+    bench.add_argument(
+        "--randoms",
+        type=bounded_int(0, 100_000),
+        default=300,
+        help="with --keeps-value: random positions (default 300)",
+    )
+    bench.add_argument(
+        "--judged",
+        type=Path,
+        metavar="FILE",
+        help="with --keeps-value: keep the judge's solves in FILE (JSON), so re-runs only solve new moves",
+    )
     _add_table_flag(bench)
     bench.set_defaults(run=run_bench)
 
@@ -254,6 +273,8 @@ def _python_call_us(solver: Solver) -> float:
 
 
 def run_bench(args: argparse.Namespace) -> int:
+    if args.keeps_value:
+        return _bench_keeps_value(args)
     if args.play or args.budget is not None:
         return bench_budget(args) if args.budget is not None else bench_play(args)
     from engine import Position, Solver
@@ -351,3 +372,29 @@ def _bench_versus(binary: Path, sets: dict[str, list[tuple[str, int]]], solver: 
         )
     print(f"reference timed by {first.timed_by}; worst median ratio {worst:.2f} (ours / reference)")
     return 0
+
+
+def _bench_keeps_value(args: argparse.Namespace) -> int:
+    """Every move judged (engine.value_check); the misses named; exit status 1 if any."""
+    from engine.search import warm_up
+    from engine.value_check import Judge, check_moves, describe_miss, positions_to_check, summary
+
+    names = [name.strip() for name in args.sets.split(",") if name.strip()]
+    rows = [row for name in names for row in read_test_set(args.testsets, name, 1000)]
+    positions = positions_to_check(rows, args.randoms, KEEPS_VALUE_PLIES, seed=0)
+    prepare_engine_aloud()
+    warm_up()
+    judge = Judge(args.judged)
+    print(
+        f"{len(positions)} positions: {len(positions) - args.randoms} test-set lines of up to {KEEPS_VALUE_PLIES} "
+        f"plies ({','.join(names)}), {args.randoms} random ones (seed 0); level 10, 500 ms, cold table",
+        flush=True,
+    )
+    try:
+        verdicts = check_moves(
+            positions, judge, on_verdict=lambda v: None if v.kept else print(describe_miss(v), flush=True)
+        )
+    finally:
+        judge.save()
+    print(summary(verdicts))
+    return 0 if all(verdict.kept for verdict in verdicts) else 1
