@@ -8,7 +8,13 @@ iterative deepening replaces it. The layers, from perfect to heuristic:
      only): first the weak solver (win/draw/loss, 2-3x faster), whose move keeps the value, then,
      in what is left of the share, the strong one, whose move is perfect: the quickest win or the
      slowest loss. Weak first because keeping the value is what counts: on hard early positions
-     (Test_L1_R3) the weak solve finishes in 30% of them, after a strong attempt in only 21%;
+     (Test_L1_R3) the weak solve finishes in 30% of them, after a strong attempt in only 21%.
+     Measured and dropped, back to back on the 332 lines of 8-12 plies of Test_L1_R3 (positions lost
+     of 332): the solver in a second thread beside the heuristics and the loss check, for 90% of the
+     budget (19 vs 15 on this busy 2-core machine: the three shared the cores; 7 vs 3 of the first 220
+     under less load); a share of 0.6, heuristics to 0.75 (12 vs 9); a share of 0.3, heuristics to 0.65
+     (8 vs 4 of the first 220). The heuristics and the loss check save more positions than the solver's
+     extra time does: what the remaining misses need is knowledge (their weak solves take 0.5-1.7 s);
   3. the heuristic alpha-beta of engine/alphabeta.py, whose win/loss scores are proofs too, and
      whose evaluation knows threats, their rows and zugzwang (engine/evaluation.py). It plays any
      board size (9x7, 8x8) under the same budget;
