@@ -18,6 +18,8 @@ iterative deepening replaces it. The layers, from perfect to heuristic:
   3. the heuristic alpha-beta of engine/alphabeta.py, whose win/loss scores are proofs too, and
      whose evaluation knows threats, their rows and zugzwang (engine/evaluation.py). It plays any
      board size (9x7, 8x8) under the same budget;
+  A fresh process whose heuristic kernel is not loaded yet, with a budget too short to load it, answers
+  by rule instead (engine/quick_answer.py) once the books have not;
   4. a check of the heuristics' move by the weak solver in the budget's last 30% (level 10, boards the
      solver takes): a move proven to lose gives way to the next best one not proven to lose.
 Lower levels (engine/levels.py) cap the depth, add evaluation noise and random blunders.
@@ -39,6 +41,7 @@ from engine.exact_answer import TIMER_MARGIN_S, exact_answer, unless_proven_lost
 from engine.levels import level_settings
 from engine.package_books import book_answer, early_book, opening_book
 from engine.position import Position, centre_first
+from engine.quick_answer import KERNEL_LOAD_S, kernels_loaded, quick_answer
 from engine.scores import INFINITY, is_exact_at, is_proven, pons_score
 from engine.search_state import searcher, solver
 from engine.search_types import Limit, SearchResult, ms_since
@@ -135,6 +138,8 @@ def _choose(
         optimal = exact_answer(position, limit, rng, started, known, weak=False)
         if optimal is not None or kept is not None:
             return optimal or kept
+    if limit.time is not None and not kernels_loaded() and started + limit.time - time.perf_counter() < KERNEL_LOAD_S:
+        return quick_answer(position, started)  # a fresh process: loading the kernels would take the budget
     from engine.evaluation import make_weights
 
     salt = rng.getrandbits(31) if settings.noise > 0 else 0
