@@ -31,7 +31,6 @@ recursion: numba compiles it as one loop) beside the batch runner and the Python
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -115,8 +114,10 @@ def solve_bits(
     """(score, nodes, aborted, perfect column or -1) of a position given as bitboards; see the module
     docstring and SolveResult.
 
-    The search gives up (aborted) past `node_limit` nodes or once `stop[0]` is set (by a timer: the
-    kernel releases the GIL and polls it every 1024 nodes, so a deadline holds on a busy machine too).
+    The search gives up (aborted) past `node_limit` nodes, once `stop[0]` is set, or once the CPU's cycle
+    counter passes `stop[1]` (0: no deadline); the kernel releases the GIL and looks every 1024 nodes.
+    Why the kernel reads the clock itself: a timer thread that sets a flag fired 25-65 ms late on a machine
+    so busy that the process got 10% of a core (bench engine --budget beside two busy loops).
     `unsigned` and `signed` are scratch space as `workspace(width, height)` makes,
     allocated once by the caller: an allocation per call would cost more than a small search.
     `small` is the cache-resident table of the first _SMALL_TABLE_NODES nodes (7x6 only; empty: none).
@@ -238,7 +239,9 @@ def _search(
         while True:
             if mode == _ENTER:
                 nodes += 1
-                if nodes > node_limit or ((nodes & 1023) == 0 and stop[0] != 0):
+                if nodes > node_limit or (
+                    (nodes & 1023) == 0 and (stop[0] != 0 or (stop[1] != 0 and np.int64(_cycles()) > stop[1]))
+                ):
                     return 0, nodes, True, -1
                 cur = s_current[sp]
                 msk = s_mask[sp]
@@ -432,7 +435,7 @@ def solve_batch(
     Each position's search is timed on its own with the cycle counter, excluding the tables' clearing
     before it when `cold` (as the C++ reference measures).
     """
-    never = np.zeros(1, dtype=np.int64)  # no deadline: every position is solved
+    never = np.zeros(2, dtype=np.int64)  # no deadline: every position is solved
     for i in range(currents.shape[0]):
         if cold:
             generation = next_generation(entries, generation)
@@ -483,7 +486,8 @@ class Solver:
     def __init__(self, table_size_mb: float = DEFAULT_TABLE_MB) -> None:
         self.table = TranspositionTable(table_size_mb)
         self.small = TranspositionTable(SMALL_TABLE_MB)
-        self._stop = np.zeros(1, dtype=np.int64)
+        self._stop = np.zeros(2, dtype=np.int64)  # a stop flag, and the deadline on the cycle counter
+        _seconds_per_cycle()  # measured now (50 ms, once a process), not inside a solve with a deadline
         self._workspaces: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
 
     def _workspace(self, position: Position) -> tuple[np.ndarray, np.ndarray]:
@@ -509,32 +513,27 @@ class Solver:
         current, mask = position.bitboards
         limit = _NO_LIMIT if node_limit is None else int(node_limit)
         self._stop[0] = 0
-        timer = None
+        self._stop[1] = 0
         if deadline is not None:
-            timer = threading.Timer(max(0.0, deadline - time.perf_counter()), self._stop.__setitem__, (0, 1))
-            timer.daemon = True
-            timer.start()
+            left_cycles = max(1, int((deadline - time.perf_counter()) / _seconds_per_cycle()))
+            self._stop[1] = int(cycles_now()) + left_cycles
         start = time.perf_counter()
-        try:
-            score, nodes, aborted, column = solve_bits(
-                np.uint64(current),
-                np.uint64(mask),
-                position.moves_played,
-                position.width,
-                position.height,
-                position.connect,
-                weak,
-                limit,
-                self._stop,
-                self.table.entries,
-                np.uint64(self.table.generation),
-                self.small.entries,
-                np.uint64(self.small.generation),
-                *self._workspace(position),
-            )
-        finally:
-            if timer is not None:
-                timer.cancel()
+        score, nodes, aborted, column = solve_bits(
+            np.uint64(current),
+            np.uint64(mask),
+            position.moves_played,
+            position.width,
+            position.height,
+            position.connect,
+            weak,
+            limit,
+            self._stop,
+            self.table.entries,
+            np.uint64(self.table.generation),
+            self.small.entries,
+            np.uint64(self.small.generation),
+            *self._workspace(position),
+        )
         elapsed_s = time.perf_counter() - start
         if aborted:
             return None
