@@ -14,16 +14,26 @@ from calibration.board import hole_colours
 from calibration.failures import CalibrationFailedError
 from calibration.store import BoardCalibration, ColourCalibration
 
-# A hole holds a disc when its colour differs this much (BGR distance) from the empty hole above it.
+# A hole holds a disc when its colour differs this much (BGR distance) from the empty hole above it, or from
+# itself in a frame of the empty board (same room, same light: a webcam's noise moves a mean by a few levels).
 DISC_CONTRAST_MIN = 40.0
+DISC_CHANGE_MIN = 15.0
 # Two discs are of different colours when they differ at least this much.
 COLOUR_DIFFERENCE_MIN = 40.0
 
 
 def colours_from_frame(
-    frame_bgr: np.ndarray, board: BoardCalibration, robot_column: int, person_column: int
+    frame_bgr: np.ndarray,
+    board: BoardCalibration,
+    robot_column: int,
+    person_column: int,
+    empty_frame_bgr: np.ndarray | None = None,
 ) -> ColourCalibration:
     """The colours of the discs in the bottom holes of `robot_column` and `person_column` (0-based).
+
+    A disc is told from an empty hole by the empty hole above it, or, given `empty_frame_bgr` (the board before
+    the discs went in), by its own hole in that frame: a room of nearly a disc's colour behind the board can make
+    the hole above look like the disc.
 
     Raises ValueError for columns off the board or equal, CalibrationFailedError when a column looks
     empty or both discs look the same.
@@ -37,10 +47,11 @@ def colours_from_frame(
     if robot_column == person_column:
         raise ValueError(f"the robot's and the person's discs need different columns, both are {robot_column + 1}")
     colours = hole_colours(frame_bgr, board)
+    before = None if empty_frame_bgr is None else hole_colours(empty_frame_bgr, board)
     samples = []
     for column in (robot_column, person_column):
-        disc, empty = colours[0, column], colours[1, column]
-        if np.linalg.norm(disc - empty) < DISC_CONTRAST_MIN:
+        disc, empty = colours[0, column], colours[1, column] if before is None else before[0, column]
+        if np.linalg.norm(disc - empty) < (DISC_CONTRAST_MIN if before is None else DISC_CHANGE_MIN):
             raise CalibrationFailedError(f"column {column + 1} looks empty: put a disc in it (and none above it)")
         samples.append(disc)
     if np.linalg.norm(samples[0] - samples[1]) < COLOUR_DIFFERENCE_MIN:

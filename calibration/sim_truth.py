@@ -52,19 +52,21 @@ def sim_colours(world: Any, board: BoardCalibration, robot_player: int) -> Colou
 
     The material colours would be wrong references: the rendered discs are shaded darker. So, as a
     person does in `calibrate colours`, a disc of each player goes into the bottom row (first and last
-    column), the frame is sampled, and the two discs are taken out again. Needs those two cells empty.
+    column), the frame is sampled (against a frame from before, so a room of a disc's colour seen through the
+    holes does not hide the discs), and the two discs are taken out again. Needs those two cells empty.
     """
     if robot_player not in (1, 2):
         raise ValueError(f"robot player {robot_player}: use 1 or 2")
     last = board.cols - 1
     if world.board_state()[0, [0, last]].any():
         raise ValueError("the sim's colours are sampled in the bottom corners: they must be empty")
+    empty = world.render_camera()
     discs = [world.drop_disc(0, robot_player), world.drop_disc(last, 3 - robot_player)]
     world.wait_until_settled()
     frame = world.render_camera()
     for disc in discs:
         world.remove_disc(disc)
-    return colours_from_frame(frame, board, 0, last)
+    return colours_from_frame(frame, board, 0, last, empty)
 
 
 def sim_arm_poses(world: Any) -> tuple[tuple[ArmPose, ...], ArmPose]:

@@ -186,7 +186,11 @@ def read(
                 if moved is not found
                 else (covered, grazed)
             )
-            if moved is not found and moved_covered.sum() < max(covered.sum(), 1):
+            # A calibrated lattice is moved only when that leaves nothing covered: a hand over one edge hides the
+            # frame beyond it too, and moving away from it (a room of the face's colour on the other side) would put
+            # the lattice off the board; one found in the frame is more often off than a calibrated one.
+            allowed = 0 if corners is not None else max(covered.sum(), 1) - 1
+            if moved is not found and moved_covered.sum() <= allowed:
                 found, samples, covered, grazed = moved, moved_samples, moved_covered, moved_grazed
             if covered.all():  # a sheet or a grey frame unlike the face known from the empty board
                 raise BoardNotFoundError(COVERED_BOARD)

@@ -9,6 +9,9 @@ webcam's noise moves a median. A disc of any colour dropped in changes the insid
 or a sleeve the face round the hole, a change of light every patch at once and a camera moved by a pixel or two
 the rim's patches: each counts as changed. A hole the game knows empty that is unchanged is empty, however the
 reader read it unsure (an empty hole it could not prove empty, or a room nearly a disc's colour read as a disc).
+The other way round, a hole the game knows holds a disc that reads empty is a disc taken out only if the hole
+looks as it did on the empty board; otherwise something is in front of it (a dark sleeve over a hole looks like
+an empty hole with a dark room behind), and it is read covered.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from vision.hole_samples import RAY_COUNT, RAY_RADII_PITCH, SECTOR_COUNT, HoleSamples, sample_holes
+from vision.occlusion import covered_sentence
 from vision.reading import BoardReading
 from vision.reliability import SURE
 
@@ -31,6 +35,9 @@ RAY_BANDS_PITCH = (0.265, 0.365)
 # frame each moved by 10.3 at most; a disc dropped into a hole moved its hole by 47 and more, a light 20% dimmer the
 # least changed hole by 7 to 11, the camera moved 2 mm the least changed hole by 26 and more.
 UNCHANGED_DISTANCE = 12.0
+# The empty board's frames prove a disc gone only while most holes the game knows empty still look as they did
+# then: when fewer do, the light or the camera has moved since, and no hole is expected to look as it did.
+REFERENCE_VALID_SHARE = 0.5
 
 
 def patch_colours(samples: HoleSamples) -> np.ndarray:
@@ -86,3 +93,29 @@ def trust_unchanged_empties(
         grid=np.where(trusted, 0, reading.grid).astype(reading.grid.dtype),
         confidence=np.where(trusted, SURE, reading.confidence),
     )
+
+
+def cover_unproven_removals(
+    reading: BoardReading, frame: np.ndarray, corners: np.ndarray, known_discs: np.ndarray, empty_reference: np.ndarray
+) -> BoardReading:
+    """`reading` of `frame` with the holes the game knows hold a disc (`known_discs`, (rows, cols) bool) that read
+    empty marked covered unless they look as they did in frames of the empty board (`empty_reference`, sampled at
+    `corners`): a disc taken out leaves the hole as it was on the empty board, a sleeve or a shadow in front of
+    it does not. While the reference no longer fits the holes known empty (REFERENCE_VALID_SHARE), the reading
+    is left as it is."""
+    if not reading.is_board_found:
+        return reading
+    covered = np.zeros(reading.grid.shape, bool) if reading.covered is None else reading.covered
+    gone = known_discs & (reading.grid == 0) & ~covered
+    if not gone.any():
+        return reading
+    unchanged = unchanged_holes(empty_reference, sample_holes(frame, corners, reading.grid.shape))
+    known_empty = ~known_discs & ~covered
+    if known_empty.any() and unchanged[known_empty].mean() < REFERENCE_VALID_SHARE:
+        return reading
+    hidden = gone & ~unchanged
+    if not hidden.any():
+        return reading
+    covered = covered | hidden
+    problems = [covered_sentence(covered)] + [p for p in reading.problems if not p.startswith("something in front")]
+    return dataclasses.replace(reading, covered=covered, problems=problems)

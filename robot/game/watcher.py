@@ -9,7 +9,8 @@ One photo cannot always prove a hole empty (a wooden table nearly a disc's colou
 but the game knows more: given a frame of the empty board (`set_empty_reference`) and the board the game knows
 (`known_board`), a hole the game knows is empty that still looks as it did then is empty
 (vision.unchanged); its unsure reading (empty, or a disc the room behind may be) is read sure and empty before the
-stabiliser sees it.
+stabiliser sees it. A disc the game knows that reads gone while its hole does not look as on the empty board is
+behind something (a dark sleeve): its hole is read covered.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import numpy as np
 from vision import BoardReading, Stabiliser, read
 from vision.cameras import Camera
 from vision.hole_samples import face_colour, sample_holes
-from vision.unchanged import reference_patches, trust_unchanged_empties
+from vision.unchanged import cover_unproven_removals, reference_patches, trust_unchanged_empties
 
 # Frames of the empty board taken for its reference: their mean lowers the reference's own noise.
 EMPTY_REFERENCE_FRAMES = 4
@@ -73,11 +74,12 @@ class BoardWatcher:
 
     def _read(self, frame: np.ndarray) -> BoardReading:
         """The reader's reading of `frame`, its unsure holes read sure and empty where the game knows them empty and
-        they look as they did on the empty board."""
+        they look as they did on the empty board, and known discs read gone covered where they do not."""
         reading = read(frame, self.shape, self.corners, self.colours, self.face)
         if self.empty_reference is None or self.known_board is None:
             return reading
-        return trust_unchanged_empties(reading, frame, self.corners, self.known_board == 0, self.empty_reference)
+        reading = trust_unchanged_empties(reading, frame, self.corners, self.known_board == 0, self.empty_reference)
+        return cover_unproven_removals(reading, frame, self.corners, self.known_board != 0, self.empty_reference)
 
     def look(self, timeout_s: float) -> BoardReading:
         """The next reading that stays the same over several frames. Raises BoardUnseenError after `timeout_s`."""

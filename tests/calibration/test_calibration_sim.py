@@ -123,6 +123,28 @@ def test_colours_sampled_from_the_board_name_the_robot_first(world) -> None:
         colours_from_frame(frame, board, robot_column=2, person_column=2)
 
 
+def test_sim_colours_in_a_room_the_shade_of_a_yellow_disc() -> None:
+    """Room 'varied' seed 27: the hole above the yellow disc shows a room within 32 BGR levels of it. Compared with
+    the same hole before the disc went in, the disc is seen; compared with the hole above it, it looked empty."""
+    from calibration.board import hole_colours
+    from calibration.sim_truth import SIM_ROBOT_DISCS, SIM_ROBOT_LETTER, sim_colours
+    from sim.room import furnish, room_for
+
+    with sim.World(seed=27) as world:
+        furnish(world, room_for("varied", 27))
+        board = sim_board(world, sim_camera(world))
+        colours = sim_colours(world, board, SIM_ROBOT_DISCS)
+        disc = world.drop_disc(0, SIM_ROBOT_DISCS)
+        world.wait_until_settled()
+        frame = world.render_camera()
+        world.remove_disc(disc)
+    assert colours.robot == SIM_ROBOT_LETTER and colours.person != SIM_ROBOT_LETTER
+    seen = hole_colours(frame, board)
+    assert np.linalg.norm(seen[0, 0] - seen[1, 0]) < 40, "the room above the disc is the disc's shade here"
+    with pytest.raises(CalibrationFailedError, match="column 1 looks empty"):
+        colours_from_frame(frame, board, robot_column=0, person_column=6)
+
+
 def test_calibrate_commands_write_show_and_report_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "setup.toml"
     assert main(["calibrate", "board", "--sim", "--config", str(path)]) == 0

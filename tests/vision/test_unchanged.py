@@ -1,6 +1,7 @@
 """A hole that looks as it did on the empty board is still empty: the same scene under new noise is unchanged; a disc
 dropped in, a hand in front, a change of light or a camera moved by millimetres are changes (sim frames of a room
-whose wooden table and light made its empty holes unsure for the reader)."""
+whose wooden table and light made its empty holes unsure for the reader). A known disc read gone is gone only where
+its hole looks as on the empty board again; a dark sleeve over it is something in front."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from sim.hand import SKIN_TONES, Hand, HandLook
 from sim.room import furnish, room_for
 from vision.hole_samples import sample_holes
 from vision.reliability import SURE
-from vision.unchanged import reference_patches, trust_unchanged_empties, unchanged_holes
+from vision.unchanged import cover_unproven_removals, reference_patches, trust_unchanged_empties, unchanged_holes
 
 SHAPE = (6, 7)
 
@@ -129,3 +130,38 @@ def test_only_unsure_holes_known_empty_and_unchanged_are_trusted(board: EmptyBoa
     assert as_discs.grid[0, 1] == 0 and as_discs.confidence[0, 1] == SURE, "unchanged since the empty board: empty"
     assert as_discs.grid[0, 2] == 1 and as_discs.confidence[0, 2] == 0.5, "the hole with a disc in it changed"
     assert as_discs.grid[5, 0] == 1 and as_discs.confidence[5, 0] == 1.0, "a sure cell is never changed"
+
+
+def test_a_known_disc_read_gone_is_covered_unless_its_hole_looks_as_on_the_empty_board(board: EmptyBoard) -> None:
+    disc = board.world.drop_disc(3, 1)
+    board.world.wait_until_settled()
+    try:
+        with_disc = board.world.render_camera()
+    finally:
+        board.world.remove_disc(disc)
+    taken_out = board.world.render_camera()
+    centres = board.world.hole_centres_px()
+    half = int(0.6 * np.linalg.norm(centres[0, 4] - centres[0, 3]))
+    x, y = np.round(centres[0, 3]).astype(int)
+    sleeve = with_disc.copy()
+    sleeve[y - half : y + half, x - half : x + half] = (28, 26, 30)  # a dark sleeve over the disc and its rim
+    known_discs = np.zeros(SHAPE, bool)
+    known_discs[0, 3] = True
+
+    def read_gone(frame: np.ndarray):
+        reading = vision.read(frame, SHAPE, board.corners)
+        gone = dataclasses.replace(reading, grid=np.zeros(SHAPE, np.int8), covered=np.zeros(SHAPE, bool))
+        return cover_unproven_removals(gone, frame, board.corners, known_discs, board.reference)
+
+    hidden = read_gone(sleeve)
+    assert hidden.covered[0, 3] and hidden.covered.sum() == 1
+    assert hidden.problems[0].startswith("something in front of the board covers 1 hole in column 4")
+    assert not read_gone(taken_out).covered.any(), "the hole looks as on the empty board: the disc was taken out"
+    camera = board.world.camera
+    board.world.set_camera(dataclasses.replace(camera, exposure=camera.exposure * 0.7))
+    try:
+        dimmer = board.world.render_camera()
+    finally:
+        board.world.set_camera(camera)
+    dimmer[y - half : y + half, x - half : x + half] = (28, 26, 30)
+    assert not read_gone(dimmer).covered.any(), "the light changed since the empty board: it proves nothing"

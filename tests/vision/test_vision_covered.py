@@ -1,8 +1,12 @@
 """A covered board (a hand, a sheet, a grey frame) is not read as an empty board, even with known corners; a hand
-over part of a rendered sim frame is named per hole."""
+over part of a rendered sim frame is named per hole; a sleeve over one edge of the board does not move a calibrated
+lattice off the board."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import cv2
 import numpy as np
 import pytest
 
@@ -55,3 +59,14 @@ def test_a_hand_in_a_rendered_sim_frame_is_named(sim_frame_and_corners) -> None:
         assert detect_move(clear.grid, reading, 2).kind is MoveKind.COVERED
         wrong = (reading.grid != clear.grid) & (reading.confidence >= SURE)
         assert not wrong.any(), hand.scene
+
+
+def test_a_sleeve_over_the_right_edge_leaves_the_calibrated_lattice_where_it_is() -> None:
+    """A frame of `bench game --rooms` (seed 26, cropped): a blue sleeve over columns 3-7 and past the board's right
+    edge, a purple wall nearly the face's colour left of the board. Moving the lattice a column away from the sleeve
+    once left fewer holes covered, so the reader read the board a column off (the wall as column 1)."""
+    frame = cv2.imread(str(Path(__file__).parent / "data" / "sim_sleeve_over_right_edge.png"))
+    corners = np.array([[93.9, 64.7], [355.2, 64.8], [348.1, 257.0], [99.6, 258.2]])
+    reading = read(frame, (6, 7), corners, ((8.0, 9.0, 127.0), (6.0, 122.0, 155.0)), (111, 35, 14))
+    assert np.abs(reading.corners - corners).max() < 3.0
+    assert reading.covered_columns == [2, 3, 4, 5, 6]
