@@ -30,13 +30,13 @@ evaluation points otherwise.
 from __future__ import annotations
 
 import random
-import threading
 import time
 from collections import ChainMap
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from engine.clock import deadline_cycles
 from engine.exact_answer import TIMER_MARGIN_S, exact_answer, unless_proven_lost
 from engine.levels import level_settings
 from engine.package_books import book_answer, early_book, opening_book
@@ -170,13 +170,9 @@ def _deepen(
     node_limit = limit.nodes if limit.nodes is not None else 1 << 62
     order = centre_first(position.width)
     best: Iteration | None = None
-    timer = None
     heuristic.stop[0] = 0
-    if limit.time is not None:
-        delay_s = max(0.0, started + limit.time - TIMER_MARGIN_S - time.perf_counter())
-        timer = threading.Timer(delay_s, heuristic.stop.__setitem__, (0, 1))
-        timer.daemon = True
-        timer.start()
+    if limit.time is not None:  # the kernel reads this deadline on the cycle counter (engine/clock.py)
+        heuristic.stop[1] = deadline_cycles(started + limit.time - TIMER_MARGIN_S)
     try:
         for depth in range(1, max_depth + 1):
             iteration_started = time.perf_counter()
@@ -191,8 +187,7 @@ def _deepen(
             if limit.time is not None and now + NEXT_DEPTH_GROWTH * (now - iteration_started) > started + limit.time:
                 break  # the next depth would not finish: answer now
     finally:
-        if timer is not None:
-            timer.cancel()
+        heuristic.stop[1] = 0  # no deadline left behind for the searcher's next user
     if best is None:
         return _first_legal_answer(position, heuristic.nodes, started)
     return _answer(position, best, margin, rng, heuristic.nodes, remaining_cells, started)

@@ -36,12 +36,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from llvmlite import ir
-from numba import njit, types
-from numba.core import cgutils
-from numba.extending import intrinsic
+from numba import njit
 
 from engine.bitboard import ONE, ZERO, board_masks, fits_fast_path, has_line, popcount, rows_mask, winning_cells
+from engine.clock import cycles, deadline_cycles, seconds_per_cycle
 from engine.position import Position
 from engine.scores import column_scores
 from engine.transposition import NO_LOWER, NO_UPPER, TranspositionTable, next_generation, prefetch, probe, store
@@ -116,8 +114,7 @@ def solve_bits(
 
     The search gives up (aborted) past `node_limit` nodes, once `stop[0]` is set, or once the CPU's cycle
     counter passes `stop[1]` (0: no deadline); the kernel releases the GIL and looks every 1024 nodes.
-    Why the kernel reads the clock itself: a timer thread that sets a flag fired 25-65 ms late on a machine
-    so busy that the process got 10% of a core (bench engine --budget beside two busy loops).
+    The kernel reads the clock itself (engine/clock.py): a timer thread fired late on a busy machine.
     `unsigned` and `signed` are scratch space as `workspace(width, height)` makes,
     allocated once by the caller: an allocation per call would cost more than a small search.
     `small` is the cache-resident table of the first _SMALL_TABLE_NODES nodes (7x6 only; empty: none).
@@ -240,7 +237,7 @@ def _search(
             if mode == _ENTER:
                 nodes += 1
                 if nodes > node_limit or (
-                    (nodes & 1023) == 0 and (stop[0] != 0 or (stop[1] != 0 and np.int64(_cycles()) > stop[1]))
+                    (nodes & 1023) == 0 and (stop[0] != 0 or (stop[1] != 0 and np.int64(cycles()) > stop[1]))
                 ):
                     return 0, nodes, True, -1
                 cur = s_current[sp]
@@ -391,24 +388,6 @@ def _search(
     return low, nodes, False, low_column
 
 
-@intrinsic
-def _cycles(typingctx):
-    """The CPU's time-stamp counter (LLVM readcyclecounter): a clock readable inside a kernel."""
-
-    def codegen(context, builder, signature, args):
-        counter = cgutils.get_or_insert_function(
-            builder.module, ir.FunctionType(ir.IntType(64), []), "llvm.readcyclecounter"
-        )
-        return builder.call(counter, [])
-
-    return types.uint64(), codegen
-
-
-@njit(cache=True)
-def cycles_now() -> np.uint64:
-    return _cycles()
-
-
 @njit(cache=True)
 def solve_batch(
     currents: np.ndarray,
@@ -427,7 +406,7 @@ def solve_batch(
     signed: np.ndarray,
     scores: np.ndarray,
     nodes: np.ndarray,
-    cycles: np.ndarray,
+    spent_cycles: np.ndarray,
 ) -> tuple[int, int]:
     """Solve many positions in one call (no per-position call from Python); returns the two tables'
     generations (big, small).
@@ -441,7 +420,7 @@ def solve_batch(
             generation = next_generation(entries, generation)
             if small.shape[0] > 0:
                 small_generation = next_generation(small, small_generation)
-        started = _cycles()
+        started = cycles()
         scores[i], nodes[i], _, _ = solve_bits(
             currents[i],
             masks[i],
@@ -459,21 +438,8 @@ def solve_batch(
             unsigned,
             signed,
         )
-        cycles[i] = _cycles() - started
+        spent_cycles[i] = cycles() - started
     return generation, small_generation
-
-
-def _seconds_per_cycle() -> float:
-    """The cycle counter's period, measured once against the wall clock over 50 ms."""
-    if not _CYCLE_PERIOD:
-        first, started = cycles_now(), time.perf_counter()
-        while time.perf_counter() - started < 0.05:
-            pass
-        _CYCLE_PERIOD.append((time.perf_counter() - started) / float(cycles_now() - first))
-    return _CYCLE_PERIOD[0]
-
-
-_CYCLE_PERIOD: list[float] = []
 
 
 class Solver:
@@ -487,7 +453,7 @@ class Solver:
         self.table = TranspositionTable(table_size_mb)
         self.small = TranspositionTable(SMALL_TABLE_MB)
         self._stop = np.zeros(2, dtype=np.int64)  # a stop flag, and the deadline on the cycle counter
-        _seconds_per_cycle()  # measured now (50 ms, once a process), not inside a solve with a deadline
+        seconds_per_cycle()  # measured now (50 ms, once a process), not inside a solve with a deadline
         self._workspaces: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
 
     def _workspace(self, position: Position) -> tuple[np.ndarray, np.ndarray]:
@@ -515,8 +481,7 @@ class Solver:
         self._stop[0] = 0
         self._stop[1] = 0
         if deadline is not None:
-            left_cycles = max(1, int((deadline - time.perf_counter()) / _seconds_per_cycle()))
-            self._stop[1] = int(cycles_now()) + left_cycles
+            self._stop[1] = deadline_cycles(deadline)
         start = time.perf_counter()
         score, nodes, aborted, column = solve_bits(
             np.uint64(current),
@@ -555,8 +520,8 @@ class Solver:
             raise ValueError("solve_many takes positions of one board size and connect-N: split the list")
         boards = np.array([p.bitboards for p in positions], dtype=np.uint64)
         played = np.array([p.moves_played for p in positions], dtype=np.int64)
-        scores, nodes, cycles = (np.zeros(len(positions), dtype=np.int64) for _ in range(3))
-        period = _seconds_per_cycle()
+        scores, nodes, spent = (np.zeros(len(positions), dtype=np.int64) for _ in range(3))
+        period = seconds_per_cycle()
         self.table.generation, self.small.generation = solve_batch(
             boards[:, 0].copy(),
             boards[:, 1].copy(),
@@ -573,9 +538,9 @@ class Solver:
             *self._workspace(first),
             scores,
             nodes,
-            cycles,
+            spent,
         )
-        return [SolveResult(int(s), int(n), float(c) * period) for s, n, c in zip(scores, nodes, cycles, strict=False)]
+        return [SolveResult(int(s), int(n), float(c) * period) for s, n, c in zip(scores, nodes, spent, strict=False)]
 
     def analyze(
         self, position: Position, weak: bool = False, known: Callable[[Position], int | None] = lambda _: None
