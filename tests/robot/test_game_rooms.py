@@ -51,7 +51,9 @@ def test_a_real_game_learns_a_board_it_reads_empty_for_sure_without_asking_and_n
 
 
 def test_a_real_game_asks_once_when_it_cannot_be_sure_the_board_is_empty() -> None:
-    with _empty_board("varied", 6) as (_, new_watcher):
+    # Room 'varied' 32: the reader is unsure of 18 of the empty board's holes (seed 6's wooden table, unsure until
+    # the reader looked for disc colours in each hole's own light, is read sure now).
+    with _empty_board("varied", 32) as (_, new_watcher):
         asked: list[str] = []
         watcher = new_watcher()
         assert learn_empty_board(watcher, 2.0, lambda question: asked.append(question) or True)
