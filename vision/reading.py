@@ -161,7 +161,9 @@ def read(
     reference = _reference_colours(colours, lift)
     known_face = None if face is None else _lifted_lab(np.asarray(face, dtype=np.float64)[None], lift)[0]
 
-    def with_face(samples: HoleSamples) -> HoleSamples:
+    def sample(lattice: np.ndarray) -> HoleSamples:
+        """The holes of a lattice, with the board's face colour known from the game when it is."""
+        samples = sample_holes(image, lattice, (rows, cols))
         return samples if known_face is None else dataclasses.replace(samples, face=known_face)
 
     problems: list[str] = []
@@ -171,16 +173,14 @@ def read(
             found = locate_board(image, (rows, cols))
         else:
             found = refine_corners(image, check_corners(corners), (rows, cols))
-        samples = with_face(sample_holes(image, found, (rows, cols)))
+        samples = sample(found)
         too_dark = _is_too_dark(samples, is_dim)
         covered = grazed = np.zeros((rows, cols), dtype=bool)
         if not too_dark:  # in the dark, holes and face look alike whatever is in front of them
             _check_uncovered(samples)
             off_the_face = rays_off_the_face(samples)
             covered, grazed = occluded_holes(samples, off_the_face)
-            moved, moved_samples, off_frame = framed(
-                found, samples, off_the_face, lambda lattice: with_face(sample_holes(image, lattice, (rows, cols)))
-            )
+            moved, moved_samples, off_frame = framed(found, samples, off_the_face, sample)
             moved_covered, moved_grazed = (
                 occluded_holes(moved_samples, rays_off_the_face(moved_samples))
                 if moved is not found
