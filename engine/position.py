@@ -19,9 +19,12 @@ the same way; the solver's numba fast path takes boards that fit 64 bits.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 MAX_WIDTH = 9  # move strings use one digit per column
 MIN_CONNECT = 3
@@ -159,6 +162,8 @@ class Position:
         Raises InvalidBoardError for a wrong shape, values other than 0/1/2, a floating disc, stone
         counts no game produces, both players with a line, or stones played after the game was won.
         """
+        import numpy as np  # here, not at the top: `c4robot move` asks the resident engine without numpy
+
         grid = np.asarray(board)
         if grid.ndim != 2 or grid.shape[0] < 1 or grid.shape[1] < 1:
             raise InvalidBoardError(f"board of shape {grid.shape} is not a (rows, cols) grid")
@@ -254,7 +259,7 @@ class Position:
         Raises InvalidMoveError (not a column of this board) or IllegalMoveError (full, game over).
         """
         g = self._geometry
-        if not isinstance(col, (int, np.integer)) or not 0 <= col < g.width:
+        if not _is_integer(col) or not 0 <= col < g.width:
             raise InvalidMoveError(f"column {col!r} is not on the board: use 0 to {g.width - 1}")
         col = int(col)
         if self._winner != EMPTY:
@@ -306,6 +311,8 @@ class Position:
 
     def to_array(self) -> np.ndarray:
         """The board as int8 (rows, cols), row 0 at the bottom, 0 empty, 1 first player, 2 second."""
+        import numpy as np
+
         g = self._geometry
         grid = np.zeros((g.height, g.width), dtype=np.int8)
         mover = self.side_to_move
@@ -364,3 +371,9 @@ def _check_winner(geometry: Geometry, first: int, second: int, mask: int, last_m
     raise InvalidBoardError(
         f"player {winner} has lines that one last disc cannot have made: the game went on after it was won"
     )
+
+
+def _is_integer(value: object) -> bool:
+    """An int or a numpy integer; numpy is not imported for the check (a numpy value means it is loaded)."""
+    numpy = sys.modules.get("numpy")
+    return isinstance(value, int) or (numpy is not None and isinstance(value, numpy.integer))

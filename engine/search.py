@@ -36,7 +36,6 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from engine.clock import deadline_cycles
 from engine.exact_answer import TIMER_MARGIN_S, exact_answer, unless_proven_lost
 from engine.levels import level_settings
 from engine.package_books import book_answer, early_book, opening_book
@@ -172,6 +171,8 @@ def _deepen(
     best: Iteration | None = None
     heuristic.stop[0] = 0
     if limit.time is not None:  # the kernel reads this deadline on the cycle counter (engine/clock.py)
+        from engine.clock import deadline_cycles  # numba's module: loaded here, not by `import engine`
+
         heuristic.stop[1] = deadline_cycles(started + limit.time - TIMER_MARGIN_S)
     try:
         for depth in range(1, max_depth + 1):

@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from robot.cli.calibration_io import DISC_SETTLE_S, camera_source, load_setup, print_checks, save_setup
 from robot.cli.terminal import enter_pressed, read_key
+
+if TYPE_CHECKING:  # numpy loads where it is used: `c4robot move` does without it
+    import numpy as np
 
 
 def run_servo_ranges(args: argparse.Namespace) -> int:

@@ -14,8 +14,6 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from robot.cli.arm_calibration_commands import run_jogged_drops, run_servo_ranges
 from robot.cli.calibration_io import camera_source, load_setup, print_checks, read_frame, save_setup
 from robot.cli.common import COMMON, bounded_int, finite_float
@@ -207,6 +205,8 @@ def run_camera(args: argparse.Namespace) -> int:
 
 
 def _print_camera(camera: Any) -> None:
+    import numpy as np
+
     matrix = np.asarray(camera.camera_matrix)
     print(
         f"focal {matrix[0, 0]:.2f} x {matrix[1, 1]:.2f} px, centre ({matrix[0, 2]:.1f}, {matrix[1, 2]:.1f}) px, "
@@ -223,6 +223,8 @@ def _print_camera(camera: Any) -> None:
 def run_board(args: argparse.Namespace) -> int:
     """Find the board's corner holes (automatic, typed or clicked) and, with intrinsics, its pose."""
     import dataclasses
+
+    import numpy as np
 
     from calibration.board import board_dimensions, corner_error_px, parse_corners, register_board
 
@@ -263,6 +265,8 @@ def run_board(args: argparse.Namespace) -> int:
 def run_colours(args: argparse.Namespace) -> int:
     """Sample the two disc colours from the bottom holes of --robot-column and --person-column."""
     import dataclasses
+
+    import numpy as np
 
     from calibration.colours import colours_from_frame
 

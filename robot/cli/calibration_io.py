@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:  # numpy loads where it is used: `c4robot move` does without it
+    import numpy as np
+
 
 DISC_SETTLE_S = 1.0  # a real disc has come to rest this long after the release
 

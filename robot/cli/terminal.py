@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # numpy loads where it is used: `c4robot move` does without it
+    import numpy as np
 
 
 def has_display() -> bool:
@@ -18,6 +20,7 @@ def has_display() -> bool:
 def click_corners(image: np.ndarray) -> np.ndarray:
     """Four clicks on the corner holes (tl, tr, br, bl) in an OpenCV window."""
     import cv2
+    import numpy as np
 
     if not has_display():
         raise OSError("no display for --click: give --corners, or let the board be found automatically")
