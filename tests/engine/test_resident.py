@@ -106,3 +106,19 @@ def test_a_resident_started_in_the_background_answers_and_leaves_no_socket_when_
         process.terminate()
         process.wait(30)
     assert not path.exists()
+
+
+def test_the_move_client_loads_neither_numpy_nor_numba() -> None:
+    """A warm `c4robot move` is the CLI plus a question to the resident: loading numpy (~70 ms) or numba
+    (~190 ms) in the client would take it past the 0.3 s a warm move may take."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys; from robot.cli.main import build_parser; build_parser();"
+        "from robot.cli.player_commands import run_move; from engine import resident, search;"
+        "from engine.position import Position; Position.from_moves('4453').play(2);"
+        "print(sorted(m for m in ('numpy', 'numba', 'cv2') if m in sys.modules))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "[]"
