@@ -42,15 +42,25 @@ from engine.bitboard import ONE, ZERO, board_masks, fits_fast_path, has_line, po
 from engine.clock import cycles, deadline_cycles, seconds_per_cycle
 from engine.position import Position
 from engine.scores import column_scores
-from engine.transposition import NO_LOWER, NO_UPPER, TranspositionTable, next_generation, prefetch, probe, store
+from engine.transposition import (
+    NO_LOWER,
+    NO_UPPER,
+    TranspositionTable,
+    cache_sized_mb,
+    mb_for_key_bits,
+    next_generation,
+    prefetch,
+    probe,
+    store,
+)
 
-DEFAULT_TABLE_MB = 64.0
 # A search of the standard board first tries _SMALL_TABLE_NODES nodes with a table small enough to stay in
 # the CPU's L2 cache (2**13 buckets: the fewest whose tags still hold a 7x6 key whole), with neither
 # enhanced transposition cut-offs nor prefetches, and only past that starts again with the big table.
 # Why: most positions of the easy sets take ~150 nodes, and with the big table each node waited for a
 # cache miss (Test_L1_R1 median 17 -> 9.5 us measured); a bigger search loses those nodes (Test_L2_R2 ~5% slower).
 SMALL_TABLE_MB = 0.125
+MAX_GROWN_MB = 1024  # a default-sized table grows for bigger boards' keys up to this (8x7's would need 4 GB)
 _SMALL_TABLE_NODES = 500
 _NO_LIMIT = 2**62
 _ENTER, _NEXT_MOVE, _RETURN = 0, 1, 2
@@ -447,10 +457,13 @@ class Solver:
 
     The table's facts hold whatever the root, so keeping one Solver across a game makes later moves
     cheaper. `table_size_mb` bounds its memory (the process as a whole stays under 256 MB with 64).
+    By default the table is as big as the CPU's L2 cache (engine.transposition.cache_sized_mb says why),
+    grown where a board's keys need more bits than it holds (7x7 and 8x6: 16 MB).
     """
 
-    def __init__(self, table_size_mb: float = DEFAULT_TABLE_MB) -> None:
-        self.table = TranspositionTable(table_size_mb)
+    def __init__(self, table_size_mb: float | None = None) -> None:
+        self._sized_by_cache = table_size_mb is None
+        self.table = TranspositionTable(cache_sized_mb() if table_size_mb is None else table_size_mb)
         self.small = TranspositionTable(SMALL_TABLE_MB)
         self._stop = np.zeros(2, dtype=np.int64)  # a stop flag, and the deadline on the cycle counter
         seconds_per_cycle()  # measured now (50 ms, once a process), not inside a solve with a deadline
@@ -562,7 +575,8 @@ class Solver:
         return scores
 
     def check(self, position: Position) -> None:
-        """Raise ValueError (TypeError for a non-Position) when `position` is not one this solver can solve."""
+        """Raise ValueError (TypeError for a non-Position) when `position` is not one this solver can solve;
+        a table sized by the cache first grows where the board's keys need more bits."""
         if not isinstance(position, Position):
             raise TypeError(f"solve takes an engine.Position, not {type(position).__name__}")
         if position.is_over():
@@ -575,8 +589,11 @@ class Solver:
                 f"a {position.width}x{position.height} board does not fit the exact solver's 64-bit "
                 "bitboards: use the time-budgeted search for it"
             )
-        if position.width * (position.height + 1) > self.table.max_key_bits():
+        key_bits = position.width * (position.height + 1)
+        if key_bits > self.table.max_key_bits() and self._sized_by_cache and mb_for_key_bits(key_bits) <= MAX_GROWN_MB:
+            self.table = TranspositionTable(mb_for_key_bits(key_bits))
+        if key_bits > self.table.max_key_bits():
             raise ValueError(
                 f"a {position.width}x{position.height} board needs a bigger transposition table: "
-                "give table_size_mb of 128 or more"
+                f"give table_size_mb of {mb_for_key_bits(key_bits):g} or more"
             )

@@ -136,7 +136,10 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
 
 def _add_table_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--table-mb", type=finite_float(1, 4096), default=64.0, help="transposition table size (default 64 MB)"
+        "--table-mb",
+        type=finite_float(0.125, 4096),
+        default=None,
+        help="transposition table size in MB (default: the CPU's L2 cache, where a probe is quickest)",
     )
 
 
@@ -296,7 +299,7 @@ def run_bench(args: argparse.Namespace) -> int:
     if args.versus is not None:
         return _bench_versus(args.versus, sets, solver, args.weak)
     print(
-        f"kernels ready in {time.perf_counter() - started:.2f} s; table {solver.table.size_mb:.0f} MB "
+        f"kernels ready in {time.perf_counter() - started:.2f} s; table {solver.table.size_mb:g} MB "
         f"{'kept' if args.warm else 'cleared before each position (untimed)'}; "
         f"{'weak' if args.weak else 'strong'} mode"
     )
@@ -344,7 +347,7 @@ def _bench_versus(binary: Path, sets: dict[str, list[tuple[str, int]]], solver: 
         f"{'med ratio':>10}{'agree':>7}"
     )
     print(
-        f"ours: table {solver.table.size_mb:.0f} MB cleared before each position; reference: {binary}; "
+        f"ours: table {solver.table.size_mb:g} MB cleared before each position; reference: {binary}; "
         "each time the quicker of two passes (reference, ours, ours, reference)"
     )
     print(header)

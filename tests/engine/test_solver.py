@@ -200,3 +200,19 @@ def test_whole_test_set(shared_dir: Path, name: str) -> None:
     solver = Solver()
     for moves, expected in read_set(shared_dir, name):
         assert solver.solve(Position.from_moves(moves)).score == expected, moves
+
+
+def test_default_table_fits_the_cache_and_grows_for_bigger_keys() -> None:
+    """The default table is the L2 cache's size (7x6 keys fit a 128 KB one); a 7x7 board's 56-bit keys
+    make it grow to 16 MB instead of refusing, and its score is the one a big table finds."""
+    from engine.transposition import cache_sized_mb, mb_for_key_bits
+
+    solver = Solver()
+    assert 0.125 <= solver.table.size_mb == cache_sized_mb() <= 64
+    assert mb_for_key_bits(49) == 0.125 and mb_for_key_bits(56) == 16
+    position = Position.from_moves("25523546615174352275665622", width=7, height=7)
+    score = solver.solve(position, weak=True).score
+    assert solver.table.max_key_bits() >= 56
+    assert score == Solver(table_size_mb=64).solve(position, weak=True).score
+    with pytest.raises(ValueError, match="give table_size_mb of 16 or more"):
+        Solver(table_size_mb=1).solve(position)
