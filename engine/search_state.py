@@ -14,7 +14,8 @@ if TYPE_CHECKING:  # the numba-backed modules load on the first search, so `impo
     from engine.position import Position
     from engine.solver import Solver, SolveResult
 
-SOLVER_TABLE_MB = 64.0
+SOLVER_TABLE_MB = 64.0  # not the L2-sized default: a move's later solves (children, the loss check) reuse the
+# root's entries; with a 1 MB table 13 of 2,616 positions lost the value (bench engine --keeps-value), 7-9 with 64
 MIN_SOLVER_NODES = 20_000  # below this a solver call is not worth its overhead
 SOLVER_LOAD_S = 1.0  # loading the solver's kernel in a fresh process (0.3-1 s measured): not inside a move
 FIRST_SOLVER_NODES_PER_S = 3_000_000  # a cautious guess until this process has measured its own speed

@@ -15,13 +15,14 @@ near 0 (most positions of interest are close games). Each node:
   - applies Allis' claimeven: when every column has an even number of empty cells the opponent can
     answer each move right above it, so if our share of the cells holds no line we cannot win (and if
     the opponent's share holds one, we lose);
-  - asks the CPU to fetch every child's table bucket before looking at any of them: a probe of a 64 MB
-    table is a cache miss, and most of a node's time was spent waiting for one miss after another
-    (measured: L2_R2 1.7 -> 1.0 ms median, L1_R1 0.027 -> 0.014 ms);
+  - keeps its table as big as the CPU's L2 cache by default (engine/transposition.py's cache_sized_mb):
+    a probe of a 64 MB table was a cache miss, and most of a node's time was spent waiting for them;
+  - asks the CPU to fetch every child's table bucket before looking at any of them, so that the misses
+    that remain overlap (measured with 64 MB: L2_R2 1.7 -> 1.0 ms median, L1_R1 0.027 -> 0.014 ms);
   - cuts off at once when a child's table entry already refutes it (enhanced transposition cut-off,
     on revisits and near the root: elsewhere the probes cost more than they save);
-  - starts with a table that fits the CPU's L2 cache, for the easy positions' few hundred nodes, and
-    only past those starts again with the big table (SMALL_TABLE_MB below);
+  - starts with a 128 KB table, for the easy positions' few hundred nodes, and only past those starts
+    again with the main table (SMALL_TABLE_MB below);
   - tries the table's best move first, then moves by the number of winning cells they create,
     centre first among equals. (Measured and dropped: history ordering, row-parity weighting,
     mirror-symmetric keys: each searched as many or more nodes, or cost more time than it saved.)
@@ -57,8 +58,9 @@ from engine.transposition import (
 # A search of the standard board first tries _SMALL_TABLE_NODES nodes with a table small enough to stay in
 # the CPU's L2 cache (2**13 buckets: the fewest whose tags still hold a 7x6 key whole), with neither
 # enhanced transposition cut-offs nor prefetches, and only past that starts again with the big table.
-# Why: most positions of the easy sets take ~150 nodes, and with the big table each node waited for a
-# cache miss (Test_L1_R1 median 17 -> 9.5 us measured); a bigger search loses those nodes (Test_L2_R2 ~5% slower).
+# Why: most positions of the easy sets take ~50-200 nodes, and with a 64 MB table each node waited for a
+# cache miss (Test_L1_R1 median 17 -> 9.5 us measured); with the 1 MB main table it still saves Test_L2_R1
+# 3.8 -> 3.1 us, while a bigger search loses those nodes (Test_L2_R2 ~4% slower).
 SMALL_TABLE_MB = 0.125
 MAX_GROWN_MB = 1024  # a default-sized table grows for bigger boards' keys up to this (8x7's would need 4 GB)
 _SMALL_TABLE_NODES = 500
