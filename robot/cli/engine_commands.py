@@ -136,10 +136,7 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
 
 def _add_table_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--table-mb",
-        type=finite_float(0.125, 4096),
-        default=None,
-        help="transposition table size in MB (default: the CPU's L2 cache, where a probe is quickest)",
+        "--table-mb", type=finite_float(0.125, 4096), default=None, help="table size in MB (default: the L2 cache's)"
     )
 
 
