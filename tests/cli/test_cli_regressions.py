@@ -207,8 +207,11 @@ def test_ctrl_c_while_the_robot_ponders_is_one_sentence_and_the_game_is_kept(tmp
     """Ctrl-C reaches every process of the terminal's group, the pondering worker included."""
     log = tmp_path / "g.json"
     argv = ["play", "--sim", "--opponent", "human", "--robot-first", "--time-ms", "200", "--log", str(log)]
+    # A terminal's Ctrl-C reaches the game even where this suite runs with SIGINT ignored (a script's background
+    # job inherits that, and Python then installs no KeyboardInterrupt handler: the game would wait forever).
+    launch = "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); from robot.cli import main"
     process = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from robot.cli import main; sys.exit(main())", *argv],
+        [sys.executable, "-c", f"{launch}; sys.exit(main())", *argv],
         stdin=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
