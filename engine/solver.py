@@ -12,9 +12,10 @@ near 0 (most positions of interest are close games). Each node:
     opponent has two wins waiting or the board is about to fill;
   - bounds the score by the stones left, and by both bounds remembered in the transposition table
     (engine/transposition.py), so every null-window probe reuses the others' work;
-  - applies Allis' claimeven: when every column has an even number of empty cells the opponent can
-    answer each move right above it, so if our share of the cells holds no line we cannot win (and if
-    the opponent's share holds one, we lose);
+  - applies Allis' claimeven and baseinverse (engine/pairing.py): where the opponent can pair the empty
+    cells and answer each move with its pair's other cell, and no share of the cells that leaves us holds
+    a line, we cannot win (weak solves of Test_L1_R2 searched 33% fewer nodes, 20% less time, than with
+    claimeven alone);
   - keeps its table as big as the CPU's L2 cache by default (engine/transposition.py's cache_sized_mb):
     a probe of a 64 MB table was a cache miss, and most of a node's time was spent waiting for them;
   - asks the CPU to fetch every child's table bucket before looking at any of them, so that the misses
@@ -39,8 +40,9 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from engine.bitboard import ONE, ZERO, board_masks, fits_fast_path, has_line, popcount, rows_mask, winning_cells
+from engine.bitboard import ONE, ZERO, board_masks, fits_fast_path, popcount, rows_mask, winning_cells
 from engine.clock import cycles, deadline_cycles, seconds_per_cycle
+from engine.pairing import NOTHING_PROVEN, follower_bound
 from engine.position import Position
 from engine.scores import column_scores
 from engine.transposition import (
@@ -285,14 +287,10 @@ def _search(
                 etc = not quick and cells - played >= (_ETC_REVISIT_MIN_EMPTY if revisit else _ETC_ALWAYS_MIN_EMPTY)
                 lower = max(lower, known_lower)
                 upper = min(upper, known_upper)
-                if upper > -1 and (msk + bottom) & follower_rows == ZERO:
-                    # Claimeven: every column has an even number of empty cells, so the opponent can answer
-                    # each move right above it and take all the follower rows; we get only the mover rows.
-                    empty = board & ~msk
-                    if not has_line(cur | (empty & mover_rows), h1, connect):
-                        upper = min(upper, 0)
-                        if has_line((cur ^ msk) | (empty & follower_rows), h1, connect):
-                            upper = -1
+                if upper > -1:  # the opponent's claimevens and baseinverses may prove that we cannot win
+                    bound = follower_bound(cur, msk, bottom, board, mover_rows, follower_rows, h1, connect)
+                    if bound != NOTHING_PROVEN and bound < upper:
+                        upper = bound
                 if lower >= s_beta[sp]:
                     if sp == 0 and known_lower >= s_beta[0]:  # the move stored with the table's bound proved it
                         root_column = known_column
