@@ -489,6 +489,7 @@ class Solver:
         Raises ValueError if the game is already over, or the board is too big for the exact solver.
         """
         self.check(position)
+        self._fit_table(position)
         current, mask = position.bitboards
         limit = _NO_LIMIT if node_limit is None else int(node_limit)
         self._stop[0] = 0
@@ -531,6 +532,7 @@ class Solver:
         first = positions[0]
         if any((p.width, p.height, p.connect) != (first.width, first.height, first.connect) for p in positions):
             raise ValueError("solve_many takes positions of one board size and connect-N: split the list")
+        self._fit_table(first)
         boards = np.array([p.bitboards for p in positions], dtype=np.uint64)
         played = np.array([p.moves_played for p in positions], dtype=np.int64)
         scores, nodes, spent = (np.zeros(len(positions), dtype=np.int64) for _ in range(3))
@@ -575,8 +577,7 @@ class Solver:
         return scores
 
     def check(self, position: Position) -> None:
-        """Raise ValueError (TypeError for a non-Position) when `position` is not one this solver can solve;
-        a table sized by the cache first grows where the board's keys need more bits."""
+        """Raise ValueError (TypeError for a non-Position) when `position` is not one this solver can solve."""
         if not isinstance(position, Position):
             raise TypeError(f"solve takes an engine.Position, not {type(position).__name__}")
         if position.is_over():
@@ -590,10 +591,18 @@ class Solver:
                 "bitboards: use the time-budgeted search for it"
             )
         key_bits = position.width * (position.height + 1)
-        if key_bits > self.table.max_key_bits() and self._sized_by_cache and mb_for_key_bits(key_bits) <= MAX_GROWN_MB:
-            self.table = TranspositionTable(mb_for_key_bits(key_bits))
-        if key_bits > self.table.max_key_bits():
+        if key_bits > self.table.max_key_bits() and not self._can_grow_for(key_bits):
             raise ValueError(
                 f"a {position.width}x{position.height} board needs a bigger transposition table: "
                 f"give table_size_mb of {mb_for_key_bits(key_bits):g} or more"
             )
+
+    def _can_grow_for(self, key_bits: int) -> bool:
+        """True if this solver's table, sized by the cache, may grow to hold keys of `key_bits` bits."""
+        return self._sized_by_cache and mb_for_key_bits(key_bits) <= MAX_GROWN_MB
+
+    def _fit_table(self, position: Position) -> None:
+        """Grow a table sized by the cache where `position`'s board has longer keys than it holds (after check)."""
+        key_bits = position.width * (position.height + 1)
+        if key_bits > self.table.max_key_bits():
+            self.table = TranspositionTable(mb_for_key_bits(key_bits))
