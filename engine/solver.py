@@ -287,10 +287,6 @@ def _search(
                 etc = not quick and cells - played >= (_ETC_REVISIT_MIN_EMPTY if revisit else _ETC_ALWAYS_MIN_EMPTY)
                 lower = max(lower, known_lower)
                 upper = min(upper, known_upper)
-                if upper > -1:  # the opponent's claimevens and baseinverses may prove that we cannot win
-                    bound = follower_bound(cur, msk, bottom, board, mover_rows, follower_rows, h1, connect)
-                    if bound != NOTHING_PROVEN and bound < upper:
-                        upper = bound
                 if lower >= s_beta[sp]:
                     if sp == 0 and known_lower >= s_beta[0]:  # the move stored with the table's bound proved it
                         root_column = known_column
@@ -302,6 +298,12 @@ def _search(
                     result = lower
                     mode = _RETURN
                     continue
+                if upper > s_alpha[sp] >= -1:
+                    # The opponent's claimevens and baseinverses may prove that we cannot win (0) or lose (-1):
+                    # worth the look only where that bound ends the node.
+                    bound = follower_bound(cur, msk, bottom, board, mover_rows, follower_rows, h1, connect)
+                    if bound != NOTHING_PROVEN and bound < upper:
+                        upper = bound
                 if upper <= s_alpha[sp]:
                     result = upper
                     mode = _RETURN
