@@ -298,9 +298,10 @@ def _search(
                     result = lower
                     mode = _RETURN
                     continue
-                if upper > s_alpha[sp] >= -1:
+                if upper > s_alpha[sp] >= -1 and (not quick or (msk + bottom) & follower_rows == ZERO):
                     # The opponent's claimevens and baseinverses may prove that we cannot win (0) or lose (-1):
-                    # worth the look only where that bound ends the node.
+                    # worth the look only where that bound ends the node, and in the first few hundred nodes
+                    # only where claimeven alone may prove it (no column with an odd number of empty cells).
                     bound = follower_bound(cur, msk, bottom, board, mover_rows, follower_rows, h1, connect)
                     if bound != NOTHING_PROVEN and bound < upper:
                         upper = bound
