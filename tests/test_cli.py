@@ -33,3 +33,13 @@ def _numeric_actions(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()
 def test_every_number_a_person_types_is_bounded() -> None:
     """A plain int/float flag accepts nan, inf or 10**9: each number goes through bounded_int or finite_float."""
     assert list(_numeric_actions(build_parser())) == []
+
+
+def test_book_depths_reach_past_the_shipped_early_book_but_stop_at_the_limit(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    parser = build_parser()
+    assert parser.parse_args(["book", "early", "--depth", "9"]).depth == 9
+    assert main(["book", "early", "--depth", "11"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "11 is out of range: give 1 to 10" in err

@@ -23,6 +23,7 @@ BUDGET_GAMES_PER_ROUND = 2  # one with the robot first, one second
 BUDGET_OPPONENT_S = 0.05  # the opponents only make the games varied: their speed does not matter
 MIN_SIZE, MAX_WIDTH, MAX_HEIGHT = 4, 9, 9  # move strings are digits: at most 9 columns
 MAX_OPENING_PLIES = 30  # random openings of up to 30 plies are found in milliseconds and leave a game to play
+MAX_BOOK_DEPTH = 10  # the 10th ply alone holds some 830,000 positions to solve: days of a desktop's cores
 
 
 def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubParsersAction) -> None:
@@ -75,7 +76,12 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
         help="a value-keeping move for every position of the first plies, for games off the robot's lines (resumable)",
     )
     for action, work, out in ((build, "book-work.npz", "book.npz"), (early, "early-work.npz", "early_book.npz")):
-        action.add_argument("--depth", type=bounded_int(1, 8), default=4, help="plies covered (default 4)")
+        action.add_argument(
+            "--depth",
+            type=bounded_int(1, MAX_BOOK_DEPTH),
+            default=4,
+            help="plies covered (default 4; the early book's 9 plies take about 4 hours of two cores)",
+        )
         action.add_argument(
             "--processes", type=bounded_int(1, 64), default=2, help="worker processes (default 2, one per core)"
         )
