@@ -70,11 +70,17 @@ def exact_answer(
             child = position.play(col)
             child_score = 0 if child.is_draw() else known.get(child.key())
             if child_score is None:
-                solved = timed_solve(child, node_budget, deadline, weak)
+                # Only "does it keep the root's score?": the child scores -root_score or more, so one
+                # probe (-root_score, -root_score + 1) tells; a score above it is a bound, not kept.
+                window = (-root_score, 1 - root_score)
+                solved = timed_solve(child, node_budget, deadline, weak, window)
                 if solved is None:
                     continue  # a hard child: the next one may still prove the root's score
                 spent_nodes += solved.nodes
                 child_score = solved.score
+                exact = child_score == -root_score or (weak and child_score == 1)
+                if not exact:
+                    continue
             score = -as_solved(child_score)
         scores[col] = score
         if score == root_score:
@@ -128,7 +134,7 @@ def unless_proven_lost(position: Position, answer: SearchResult, limit: Limit, s
         child = position.play(col)
         if position.is_winning_move(col) or child.is_draw():
             break
-        solved = timed_solve(child, lambda: nodes_until(deadline), deadline, weak=True)
+        solved = timed_solve(child, lambda: nodes_until(deadline), deadline, weak=True, window=(0, 1))
         if solved is None or solved.score <= 0:
             break  # not proven to lose (or out of time): the best move left
     else:

@@ -67,10 +67,14 @@ def nodes_until(deadline: float) -> int:
 
 
 def timed_solve(
-    position: Position, node_budget: Callable[[], int], deadline: float | None, weak: bool = False
+    position: Position,
+    node_budget: Callable[[], int],
+    deadline: float | None,
+    weak: bool = False,
+    window: tuple[int, int] | None = None,
 ) -> SolveResult | None:
     """Solve within `node_budget()` nodes and before `deadline` (a time.perf_counter() reading, None for
-    none; None if not enough) and learn this thread's solver speed.
+    none; None if not enough) and learn this thread's solver speed. `window`: as Solver.solve's.
 
     The budget is asked for once the solver is loaded, so that loading it comes out of the budget. The
     deadline holds where the node budget would not: on a busy machine the solver runs slower than measured."""
@@ -83,7 +87,7 @@ def timed_solve(
     if allowed < MIN_SOLVER_NODES:
         return None
     started = time.perf_counter()
-    result = exact.solve(position, weak=weak, node_limit=allowed, deadline=deadline)
+    result = exact.solve(position, weak=weak, node_limit=allowed, deadline=deadline, window=window)
     elapsed_s = time.perf_counter() - started
     if result is None and deadline is not None and started + elapsed_s >= deadline:
         return None  # stopped by the clock: how many nodes it did is not known, the speed stays as it was

@@ -114,6 +114,8 @@ def solve_bits(
     height: int,
     connect: int,
     weak: bool,
+    floor: int,
+    ceiling: int,
     node_limit: int,
     stop: np.ndarray,
     entries: np.ndarray,
@@ -126,6 +128,8 @@ def solve_bits(
     """(score, nodes, aborted, perfect column or -1) of a position given as bitboards; see the module
     docstring and SolveResult.
 
+    The score is clamped into [`floor`, `ceiling`] (floor: "floor or less", ceiling: "ceiling or more"):
+    a narrower range takes fewer null-window probes, (s, s + 1) just one.
     The search gives up (aborted) past `node_limit` nodes, once `stop[0]` is set, or once the CPU's cycle
     counter passes `stop[1]` (0: no deadline); the kernel releases the GIL and looks every 1024 nodes.
     The kernel reads the clock itself (engine/clock.py): a timer thread fired late on a busy machine.
@@ -146,6 +150,8 @@ def solve_bits(
                 6,
                 4,
                 weak,
+                floor,
+                ceiling,
                 _SMALL_TABLE_NODES,
                 stop,
                 small,
@@ -157,7 +163,22 @@ def solve_bits(
             if not aborted:
                 return score, spent, False, column
         score, nodes, aborted, column = _search(
-            current, mask, moves, 7, 6, 4, weak, node_limit - spent, stop, entries, generation, unsigned, signed, False
+            current,
+            mask,
+            moves,
+            7,
+            6,
+            4,
+            weak,
+            floor,
+            ceiling,
+            node_limit - spent,
+            stop,
+            entries,
+            generation,
+            unsigned,
+            signed,
+            False,
         )
         return score, spent + nodes, aborted, column
     return _search(
@@ -168,6 +189,8 @@ def solve_bits(
         height,
         connect,
         weak,
+        floor,
+        ceiling,
         node_limit,
         stop,
         entries,
@@ -187,6 +210,8 @@ def _search(
     height: int,
     connect: int,
     weak: bool,
+    floor: int,
+    ceiling: int,
     node_limit: int,
     stop: np.ndarray,
     entries: np.ndarray,
@@ -201,7 +226,7 @@ def _search(
     bottom, board = board_masks(width, height)
     possible = (mask + bottom) & board
     if winning_cells(current, mask, h1, board, connect) & possible:
-        return (1 if weak else (cells + 1 - moves) // 2), 0, False, -1
+        return max(floor, min(ceiling, 1 if weak else (cells + 1 - moves) // 2)), 0, False, -1
 
     column = (ONE << np.uint64(height)) - ONE
     mover_rows = rows_mask(width, height, 0)
@@ -231,6 +256,7 @@ def _search(
     high = (cells + 1 - moves) // 2
     if weak:
         low, high = -1, 1
+    low, high = max(low, floor), min(high, ceiling)
     while low < high:
         middle = low + (high - low) // 2
         if middle <= 0 and _half_towards_zero(low) < middle:
@@ -396,6 +422,7 @@ def _search(
         else:
             low = result
             low_column = root_column
+    low = min(low, ceiling)  # a probe above the range fails high with a bound past it
     if weak:
         return (1 if low > 0 else (-1 if low < 0 else 0)), nodes, False, low_column
     return low, nodes, False, low_column
@@ -442,6 +469,8 @@ def solve_batch(
             height,
             connect,
             weak,
+            -_NO_LIMIT,
+            _NO_LIMIT,
             _NO_LIMIT,
             never,
             entries,
@@ -484,14 +513,26 @@ class Solver:
         self.small.clear()
 
     def solve(
-        self, position: Position, weak: bool = False, node_limit: int | None = None, deadline: float | None = None
+        self,
+        position: Position,
+        weak: bool = False,
+        node_limit: int | None = None,
+        deadline: float | None = None,
+        window: tuple[int, int] | None = None,
     ) -> SolveResult | None:
         """The score of `position` for the side to move, or None if more than `node_limit` nodes were needed
         or the search was still on at `deadline` (a time.perf_counter() reading).
 
-        Raises ValueError if the game is already over, or the board is too big for the exact solver.
+        With a `window` (low, high) the score is clamped into it: low means "low or less", high "high or
+        more". A question needs no more: (s, s + 1) asks "is the score above s?" in one null-window probe,
+        where the full score takes up to two in weak mode and several in strong mode.
+        Raises ValueError if the game is already over, the board is too big for the exact solver, or the
+        window is empty.
         """
         self.check(position)
+        floor, ceiling = (-_NO_LIMIT, _NO_LIMIT) if window is None else window
+        if floor > ceiling:
+            raise ValueError(f"the window ({floor}, {ceiling}) is empty: give low <= high")
         self._fit_table(position)
         current, mask = position.bitboards
         limit = _NO_LIMIT if node_limit is None else int(node_limit)
@@ -508,6 +549,8 @@ class Solver:
             position.height,
             position.connect,
             weak,
+            int(floor),
+            int(ceiling),
             limit,
             self._stop,
             self.table.entries,

@@ -75,6 +75,26 @@ def test_solver_matches_brute_force(solver: Solver, size: tuple[int, int, int], 
                 assert expected < 0 or decided_at_once, moves
 
 
+def test_a_window_clamps_the_score_to_the_brute_force_one(solver: Solver) -> None:
+    """With a window (low, high) the score is the true one clamped into it, in both modes, for windows
+    around, below, above and at the true score (the one-probe questions (s, s + 1) among them)."""
+    size = (5, 4, 3)
+    brute = brute_force_scorer(*size)
+    for moves in all_unfinished_games(*size, limit=150, rng=random.Random(7)):
+        position = Position.from_moves(moves, *size)
+        expected = brute(moves)
+        outcome = (expected > 0) - (expected < 0)
+        for low, high in ((expected, expected + 1), (expected - 1, expected), (-20, expected - 2), (expected + 2, 20)):
+            solver.clear()
+            assert solver.solve(position, window=(low, high)).score == min(high, max(low, expected)), (moves, low)
+        for low in (-1, 0, 1):
+            solver.clear()
+            clamped = solver.solve(position, weak=True, window=(low, low + 1)).score
+            assert clamped == min(low + 1, max(low, outcome)), (moves, low)
+    with pytest.raises(ValueError, match="empty"):
+        solver.solve(Position.from_moves("44"), window=(1, 0))
+
+
 def test_weak_mode_and_table_reuse_agree(solver: Solver) -> None:
     position = Position.from_moves("3642756176227637211322")
     strong = solver.solve(position)
