@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 from engine.position import Position, centre_first
 from engine.scores import outcome
-from engine.search_state import MIN_SOLVER_NODES, nodes_until, searcher, timed_solve
+from engine.search_state import nodes_until, searcher, timed_solve
 from engine.search_types import Limit, SearchResult, ms_since
 
 SOLVER_SHARE = 0.45  # share of the budget for the exact solver (weak, then strong), before the heuristics
@@ -118,14 +118,11 @@ def likely_best_first(position: Position, rng: random.Random | None = None) -> l
 
 
 def unless_proven_lost(position: Position, answer: SearchResult, limit: Limit, started: float) -> SearchResult:
-    """The heuristics' move, unless the weak solver proves in what is left of the budget that it loses, or
-    cannot prove that it does not while another move is proven to keep at least a draw: then that move,
-    else the heuristically next best move, checked the same way, that is not proven to lose.
+    """The heuristics' move, unless the weak solver proves in what is left of the budget that it loses:
+    then the heuristically next best move, checked the same way, that is not proven to lose.
 
     Why: where the whole position is too hard to solve in the budget, one move's loss often is not,
     and the heuristics' near-equal scores in early positions can hide a lost move behind a drawn one.
-    The solver's "not lost?" question often finishes where the whole solve did not: its table still holds
-    the answer, and a proven draw beats an unproven move (it may give up a win the solver did not prove).
     """
     scores = answer.column_scores
     others = sorted(
@@ -133,27 +130,15 @@ def unless_proven_lost(position: Position, answer: SearchResult, limit: Limit, s
         key=lambda col: -scores[col],
     )
     deadline = started + limit.time - TIMER_MARGIN_S
-    safe = known_safe_column(position, deadline)
     for col in [answer.column] + others:
         child = position.play(col)
-        if col == safe or position.is_winning_move(col) or child.is_draw():
+        if position.is_winning_move(col) or child.is_draw():
             break
         solved = timed_solve(child, lambda: nodes_until(deadline), deadline, weak=True, window=(0, 1))
-        if solved is not None and solved.score <= 0:
-            break  # proven not to lose
-        if solved is None or safe is not None:
-            col = safe if safe is not None else col  # unproven, or proven to lose: the proven move if any
-            break
+        if solved is None or solved.score <= 0:
+            break  # not proven to lose (or out of time): the best move left
     else:
         return answer  # every move loses: the heuristics' pick is as good as any
     if col == answer.column:
         return answer
     return SearchResult(col, scores[col], False, answer.depth, answer.nodes, ms_since(started), (col,), scores)
-
-
-def known_safe_column(position: Position, deadline: float) -> int | None:
-    """A column the solver proved keeps at least a draw, if its table remembers the root's "not lost?"
-    answer (exact_answer's weak solve asks it first): a few thousand nodes at most, so nothing is lost
-    where it does not."""
-    solved = timed_solve(position, lambda: MIN_SOLVER_NODES, deadline, weak=True, window=(-1, 0))
-    return solved.column if solved is not None and solved.score >= 0 else None

@@ -7,9 +7,7 @@ scores 22 - 4 = 18. Weak mode only tells win (1), draw (0) or loss (-1), and is 
 
 How: negamax with alpha-beta on uint64 bitboards, run by one numba kernel with an explicit stack (no
 recursion, no arrays passed per node). The root narrows the score with null-window probes, starting
-near 0 (most positions of interest are close games); weak mode asks "not lost?" first, then "won?"
-(as many nodes in all, 0.90-0.98x on 150 lines of L2_R2, L1_R2, L1_R1, and the first answer, with a move
-that keeps at least a draw, after 0.64-0.83x of them). Each node:
+near 0 (most positions of interest are close games). Each node:
   - keeps only moves that do not hand the opponent an immediate win, and answers at once when the
     opponent has two wins waiting or the board is about to fill;
   - bounds the score by the stones left, and by both bounds remembered in the transposition table
@@ -265,8 +263,6 @@ def _search(
             middle = _half_towards_zero(low)
         elif middle >= 0 and _half_towards_zero(high) > middle:
             middle = _half_towards_zero(high)
-        if weak:
-            middle = low  # "not lost?" before "won?": its move keeps at least a draw even if time runs out
 
         # ----- one null-window negamax (middle, middle + 1), iterative -----
         sp = 0

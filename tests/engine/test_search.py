@@ -11,7 +11,6 @@ import pytest
 from engine.exact_answer import unless_proven_lost
 from engine.position import Position
 from engine.search import Limit, SearchResult, search
-from engine.search_state import solver
 from engine.solver import Solver
 
 
@@ -122,25 +121,6 @@ def test_a_heuristic_move_proven_to_lose_is_replaced_by_the_next_best() -> None:
     answer = SearchResult(2, -5, False, 8, 1000, 0.0, (2, 3), scores)
     checked = unless_proven_lost(position, answer, Limit(time=0.5), time.perf_counter())
     assert checked.column == 4 and checked.score == -10 and not checked.proven
-
-
-def test_a_heuristic_move_gives_way_to_the_move_the_solver_proved_keeps_the_draw() -> None:
-    """A drawn 9-ply position (a random one the robot once lost) with a single drawing move, column 4: once
-    the solver has answered "not lost?" (as the move's weak solve does first), a losing heuristic pick
-    gives way to column 4 however low the heuristics rank it; with the table cleared, it does not."""
-    position = Position.from_moves("624364266")
-    scores = (-5, -6, -7, -30, -8, -9, -10)  # column 1 first, column 4 last
-    answer = SearchResult(0, -5, False, 8, 1000, 0.0, (0,), scores)
-    exact = solver()
-    exact.clear()
-    assert exact.solve(position.play(3), weak=True).score == 0 and exact.solve(position.play(0), weak=True).score == 1
-    exact.clear()
-    unproven = unless_proven_lost(position, answer, Limit(time=0.02), time.perf_counter())
-    assert unproven.column != 3  # no time to prove anything: the heuristics' order stands
-    not_lost = exact.solve(position, weak=True, window=(-1, 0))
-    assert not_lost.score == 0 and not_lost.column == 3
-    checked = unless_proven_lost(position, answer, Limit(time=5.0), time.perf_counter())
-    assert checked.column == 3 and checked.score == -30 and not checked.proven
 
 
 def test_a_heuristic_move_not_proven_to_lose_stands() -> None:
