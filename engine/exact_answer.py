@@ -27,7 +27,8 @@ def exact_answer(
     Weak: a move that keeps a won or drawn game's value, score -1/0/1 and proven False (its outcome
     is proven, its length is not); a lost root gives None: the strong solve may still find the slowest
     loss, else the heuristics pick the trickiest move.
-    The root's score first, then the children, likely best first, until one matches it; with an
+    The root's score first, then the children, likely best first, until one matches it (each asked only
+    that, in one null-window probe: a child that does not keep the score is left without one); with an
     rng, the other children too (time allowing) so that equally perfect moves take turns. The move
     the root's solve proved needs no solve of its own, and a won root without rng plays it at once.
     Scores in `known` (exact ones; in weak mode outcomes too) are taken as they are.
