@@ -97,3 +97,24 @@ def test_the_shipped_early_book_agrees_with_every_early_line_of_the_public_test_
                 assert early.score(Position.from_moves(moves)) == expected, f"{name} line {moves} {score}"
                 checked += 1
     assert checked >= 100
+
+
+def test_the_shipped_early_books_deepest_moves_keep_the_public_test_sets_outcomes(shared_dir: Path) -> None:
+    """The deepest ply's moves come straight from the builder's solves: each one the book gives for a test
+    line of that many plies must keep the line's outcome (its child judged by a full weak solve)."""
+    early, solver = load_book(EARLY_BOOK_PATH), Solver(64)
+    checked = 0
+    for name in ("L1_R2", "L1_R3"):
+        for row in (shared_dir / "engine" / "testsets" / f"Test_{name}").read_text().splitlines():
+            moves, score = row.split()
+            expected = (int(score) > 0) - (int(score) < 0)
+            if len(moves) != early.depth or expected < 0:
+                continue
+            position = Position.from_moves(moves)
+            move = early.move(position)
+            assert move is not None and move.score == expected, f"{name} line {moves}"
+            after = position.play(move.column)
+            kept = 1 if position.is_winning_move(move.column) else (0 if after.is_draw() else -outcome(solver, after))
+            assert kept == expected, f"{name} line {moves}: column {move.column + 1} does not keep {expected}"
+            checked += 1
+    assert checked >= 50
