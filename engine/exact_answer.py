@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 from engine.position import Position, centre_first
 from engine.scores import outcome
-from engine.search_state import nodes_until, searcher, timed_solve
+from engine.search_state import searcher, timed_solve
 from engine.search_types import Limit, SearchResult, ms_since
 
 SOLVER_SHARE = 0.45  # share of the budget for the exact solver (weak, then strong), before the heuristics
@@ -36,12 +36,9 @@ def exact_answer(
     spent_nodes = 0
     deadline = started + SOLVER_SHARE * limit.time if limit.time is not None else None
 
-    def node_budget() -> int:
-        """Nodes the solver may still use: what is left of its share of the time and of the node limit."""
-        allowed = limit.nodes - spent_nodes if limit.nodes is not None else 1 << 62
-        if deadline is not None:
-            allowed = min(allowed, nodes_until(deadline))
-        return allowed
+    def nodes_left() -> int | None:
+        """What is left of the node limit (None: no limit); the deadline bounds the time."""
+        return limit.nodes - spent_nodes if limit.nodes is not None else None
 
     def as_solved(score: int) -> int:
         return outcome(score) if weak else score
@@ -49,7 +46,7 @@ def exact_answer(
     root_score = known.get(position.key())
     proved_column = None  # the perfect move the root's solve names, if it names one
     if root_score is None:
-        root = timed_solve(position, node_budget, deadline, weak)
+        root = timed_solve(position, deadline, weak, node_limit=nodes_left())
         if root is None:
             return None
         spent_nodes, root_score, proved_column = root.nodes, root.score, root.column
@@ -74,7 +71,7 @@ def exact_answer(
                 # Only "does it keep the root's score?": the child scores -root_score or more, so one
                 # probe (-root_score, -root_score + 1) tells; a score above it is a bound, not kept.
                 window = (-root_score, 1 - root_score)
-                solved = timed_solve(child, node_budget, deadline, weak, window)
+                solved = timed_solve(child, deadline, weak, window, nodes_left())
                 if solved is None:
                     continue  # a hard child: the next one may still prove the root's score
                 spent_nodes += solved.nodes
@@ -135,7 +132,7 @@ def unless_proven_lost(position: Position, answer: SearchResult, limit: Limit, s
         child = position.play(col)
         if position.is_winning_move(col) or child.is_draw():
             break
-        solved = timed_solve(child, lambda: nodes_until(deadline), deadline, weak=True, window=(0, 1))
+        solved = timed_solve(child, deadline, weak=True, window=(0, 1))
         if solved is None or solved.score <= 0:
             break  # not proven to lose (or out of time): the best move left
     else:

@@ -1,12 +1,11 @@
 """This thread's search machinery, kept between moves: the heuristic searcher per board size and the
 exact solver, whose tables persist so that each move profits from the previous ones, and the solver's
-measured speed, which turns a time budget into a node limit."""
+measured speed, which says whether a solve is worth starting in the time left."""
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the numba-backed modules load on the first search, so `import engine` stays quick
@@ -68,30 +67,34 @@ def nodes_until(deadline: float) -> int:
 
 def timed_solve(
     position: Position,
-    node_budget: Callable[[], int],
     deadline: float | None,
     weak: bool = False,
     window: tuple[int, int] | None = None,
+    node_limit: int | None = None,
 ) -> SolveResult | None:
-    """Solve within `node_budget()` nodes and before `deadline` (a time.perf_counter() reading, None for
-    none; None if not enough) and learn this thread's solver speed. `window`: as Solver.solve's.
+    """Solve before `deadline` (a time.perf_counter() reading, None for none) and within `node_limit`
+    nodes (None: no limit); None if it did not finish, or if the time left is not worth a solve. Learns
+    this thread's solver speed, which only says whether a solve is worth starting. `window`: as
+    Solver.solve's.
 
-    The budget is asked for once the solver is loaded, so that loading it comes out of the budget. The
-    deadline holds where the node budget would not: on a busy machine the solver runs slower than measured."""
-    if node_budget() < MIN_SOLVER_NODES:
-        return None  # not even worth loading the solver
+    The kernel reads the deadline on the cycle counter, so no node limit is derived from the time: one
+    reckoned from a speed measured on other positions stopped solves that would have finished in time.
+    The time left is looked at again once the solver is loaded, so that loading it comes out of the budget."""
+
+    def worth_starting() -> bool:
+        possible = nodes_until(deadline) if deadline is not None else 1 << 62
+        return min(possible, node_limit if node_limit is not None else possible) >= MIN_SOLVER_NODES
+
+    if not worth_starting():
+        return None
     if not solver_loaded() and deadline is not None and deadline - time.perf_counter() < SOLVER_LOAD_S:
         return None  # loading it would take the budget (a fresh process: the game and the resident load it ahead)
     exact = solver()
-    allowed = node_budget()
-    if allowed < MIN_SOLVER_NODES:
+    if not worth_starting():
         return None
     started = time.perf_counter()
-    result = exact.solve(position, weak=weak, node_limit=allowed, deadline=deadline, window=window)
+    result = exact.solve(position, weak=weak, node_limit=node_limit, deadline=deadline, window=window)
     elapsed_s = time.perf_counter() - started
-    if result is None and deadline is not None and started + elapsed_s >= deadline:
-        return None  # stopped by the clock: how many nodes it did is not known, the speed stays as it was
-    nodes = allowed if result is None else result.nodes
-    if nodes > MIN_SOLVER_NODES and elapsed_s > 0:
-        _local.solver_nodes_per_s = 0.6 * _local.solver_nodes_per_s + 0.4 * nodes / elapsed_s
+    if result is not None and result.nodes > MIN_SOLVER_NODES and elapsed_s > 0:
+        _local.solver_nodes_per_s = 0.6 * _local.solver_nodes_per_s + 0.4 * result.nodes / elapsed_s
     return result

@@ -172,3 +172,22 @@ def test_a_fresh_thread_does_not_load_the_solver_inside_a_move() -> None:
     thread.join()
     answer, loaded = found
     assert answer.nodes == 0 and Position.from_moves("4343").can_play(answer.column) and not loaded
+
+
+def test_a_timed_solve_runs_to_its_deadline_whatever_speed_was_measured_before() -> None:
+    """The solver's speed measured on other positions is only a guess for this one: the deadline, read
+    by the kernel, is what stops a solve, not a node limit reckoned from that guess."""
+    from engine import search_state
+
+    found: list = []
+
+    def in_fresh_thread() -> None:
+        search_state.solver()
+        search_state._local.solver_nodes_per_s = 50_000  # as if measured on a slow, overhead-bound solve
+        deadline = time.perf_counter() + 20.0  # 1 M nodes at that guess; this solve needs about 2.3 M
+        found.append(search_state.timed_solve(Position.from_moves("72312275551"), deadline, weak=True))
+
+    thread = threading.Thread(target=in_fresh_thread)
+    thread.start()
+    thread.join()
+    assert found[0] is not None and found[0].score == 1 and found[0].nodes > 1_000_000
