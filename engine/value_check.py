@@ -24,6 +24,8 @@ from engine.search_state import solver
 from engine.solver import Solver
 
 RANDOM_MIN_PLIES = 8  # below this the early book answers every position
+HARD_MIN_PLIES = 10  # the early book answers up to 9 plies
+HARD_NODES = 2_000_000  # a cold weak solve past this many nodes does not fit the solver's share of 500 ms
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,21 @@ def positions_to_check(
     for _ in range(randoms):
         chosen.append((random_opening(rng.randint(RANDOM_MIN_PLIES, max_plies), rng), None))
     return chosen
+
+
+def hard_positions(count: int, max_plies: int, seed: int, judge: Judge) -> list[tuple[str, int]]:
+    """(moves, outcome) of `count` seeded random positions of HARD_MIN_PLIES to `max_plies` plies whose
+    cold weak solve needs more than HARD_NODES nodes: those a move cannot solve in its budget, where the
+    heuristics and the loss check decide (a few percent of random positions, so a bigger sample of the
+    misses than the test sets give)."""
+    rng = random.Random(seed)
+    found: list[tuple[str, int]] = []
+    while len(found) < count:
+        moves = random_opening(rng.randint(HARD_MIN_PLIES, max_plies), rng)
+        judge.solver.clear()
+        if judge.solver.solve(Position.from_moves(moves), weak=True, node_limit=HARD_NODES) is None:
+            found.append((moves, judge.outcome(moves)))
+    return found
 
 
 def check_moves(

@@ -125,6 +125,13 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
         help="with --keeps-value: random positions (default 300)",
     )
     bench.add_argument(
+        "--hard",
+        type=bounded_int(0, 100_000),
+        default=0,
+        help="with --keeps-value: also N random 10-12-ply positions whose cold weak solve needs over 2 M nodes "
+        "(too many for the budget: the heuristics and the loss check decide; default 0)",
+    )
+    bench.add_argument(
         "--judged",
         type=Path,
         metavar="FILE",
@@ -377,7 +384,7 @@ def _bench_versus(binary: Path, sets: dict[str, list[tuple[str, int]]], solver: 
 def _bench_keeps_value(args: argparse.Namespace) -> int:
     """Every move judged (engine.value_check); the misses named; exit status 1 if any."""
     from engine.search import warm_up
-    from engine.value_check import Judge, check_moves, describe_miss, positions_to_check, summary
+    from engine.value_check import Judge, check_moves, describe_miss, hard_positions, positions_to_check, summary
 
     names = [name.strip() for name in args.sets.split(",") if name.strip()]
     rows = [row for name in names for row in read_test_set(args.testsets, name, 1000)]
@@ -385,14 +392,19 @@ def _bench_keeps_value(args: argparse.Namespace) -> int:
     prepare_engine_aloud()
     warm_up()
     judge = Judge(args.judged)
+    hard: list[tuple[str, int | None]] = []
+    if args.hard:
+        print(f"finding {args.hard} hard positions (a weak solve each)...", flush=True)
+        hard = list(hard_positions(args.hard, KEEPS_VALUE_PLIES, seed=0, judge=judge))
     print(
-        f"{len(positions)} positions: {len(positions) - args.randoms} test-set lines of up to {KEEPS_VALUE_PLIES} "
-        f"plies ({','.join(names)}), {args.randoms} random ones (seed 0); level 10, 500 ms, cold table",
+        f"{len(positions) + len(hard)} positions: {len(positions) - args.randoms} test-set lines of up to "
+        f"{KEEPS_VALUE_PLIES} plies ({','.join(names)}), {args.randoms} random ones, {len(hard)} hard random ones "
+        "(seed 0); level 10, 500 ms, cold table",
         flush=True,
     )
     try:
         verdicts = check_moves(
-            positions, judge, on_verdict=lambda v: None if v.kept else print(describe_miss(v), flush=True)
+            positions + hard, judge, on_verdict=lambda v: None if v.kept else print(describe_miss(v), flush=True)
         )
     finally:
         judge.save()

@@ -5,7 +5,19 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine.position import Position
-from engine.value_check import RANDOM_MIN_PLIES, Judge, Verdict, check_moves, describe_miss, positions_to_check, summary
+from engine.solver import Solver
+from engine.value_check import (
+    HARD_MIN_PLIES,
+    HARD_NODES,
+    RANDOM_MIN_PLIES,
+    Judge,
+    Verdict,
+    check_moves,
+    describe_miss,
+    hard_positions,
+    positions_to_check,
+    summary,
+)
 
 ROWS = [("44444", 3), ("4444", -2), ("1234567123456", 1)]  # (moves, a made-up score: only its sign is read)
 
@@ -19,6 +31,16 @@ def test_positions_are_the_short_rows_then_seeded_random_ones() -> None:
     assert all(not Position.from_moves(moves).is_over() for moves, _ in randoms)
     assert positions_to_check(ROWS, randoms=20, max_plies=12, seed=3) == chosen
     assert positions_to_check(ROWS, randoms=20, max_plies=12, seed=4) != chosen
+
+
+def test_hard_positions_are_too_big_for_a_cold_solve_in_the_budget_and_judged() -> None:
+    judge = Judge(table_mb=16)
+    found = hard_positions(1, max_plies=12, seed=1, judge=judge)
+    assert hard_positions(1, max_plies=12, seed=1, judge=judge) == found
+    cold = Solver(16)
+    for moves, value in found:
+        assert HARD_MIN_PLIES <= len(moves) <= 12 and judge.known[moves] == value
+        assert cold.solve(Position.from_moves(moves), weak=True, node_limit=HARD_NODES) is None
 
 
 def test_the_judge_solves_once_and_remembers_in_its_file(shared_dir: Path, tmp_path: Path) -> None:
