@@ -123,6 +123,19 @@ def test_a_heuristic_move_proven_to_lose_is_replaced_by_the_next_best() -> None:
     assert checked.column == 4 and checked.score == -10 and not checked.proven
 
 
+def test_a_heuristic_move_that_only_draws_gives_way_to_a_proven_win() -> None:
+    """From Test_L1_R3: a won position where the heuristics' move (column 3) only draws; column 5,
+    their second choice, wins, which the weak solver proves in a few hundred thousand nodes."""
+    position = Position.from_moves("72312275551")
+    solver = Solver(16)
+    assert (
+        solver.solve(position.play(2), weak=True).score == 0 and solver.solve(position.play(4), weak=True).score == -1
+    )
+    scores = (7, 6, 14, -30, 13, 5, -20)
+    answer = SearchResult(2, 14, False, 10, 1000, 0.0, (2,), scores)
+    assert unless_proven_lost(position, answer, Limit(time=3.0), time.perf_counter()).column == 4
+
+
 def test_a_heuristic_move_not_proven_to_lose_stands() -> None:
     position = Position.from_moves("5554224333234511764415115")  # from L2_R1: quick to solve
     solver = Solver(16)
