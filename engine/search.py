@@ -4,7 +4,7 @@ Anytime: a legal move is ready from the first milliseconds, and every completed 
 iterative deepening replaces it. The layers, from perfect to heuristic:
   1. the opening book (engine/book.py, loaded once by engine/package_books.py), for the first moves of a 7x6 game; off the robot's lines,
      the early book's value-keeping move stands in for the weak solve below;
-  2. the exact solver (engine.solver, asked by engine/exact_answer.py) with a node limit taken from a share of the budget (level 10
+  2. the exact solver (engine.solver, asked by engine/exact_answer.py) until a deadline at a share of the budget (level 10
      only): first the weak solver (win/draw/loss, 2-3x faster), whose move keeps the value, then,
      in what is left of the share, the strong one, whose move is perfect: the quickest win or the
      slowest loss. Weak first because keeping the value is what counts: on hard early positions

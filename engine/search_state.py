@@ -36,8 +36,8 @@ def searcher(position: Position) -> AlphaBeta:
 
 
 def solver() -> Solver:
-    """This thread's exact solver, its kernel loaded (a one-node solve): a node budget reckoned after this
-    call is not eaten by the load (0.3-1 s in a fresh process)."""
+    """This thread's exact solver, its kernel loaded (a one-node solve): the time left, looked at after
+    this call, is not eaten by the load (0.3-1 s in a fresh process)."""
     from engine.position import Position
     from engine.solver import Solver
 
