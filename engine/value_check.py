@@ -10,6 +10,7 @@ can be kept in a file (moves -> outcome) and later runs only solve what they hav
 from __future__ import annotations
 
 import json
+import math
 import random
 import statistics
 from collections.abc import Callable
@@ -137,5 +138,5 @@ def summary(verdicts: list[Verdict]) -> str:
     return (
         f"{len(verdicts)} moves, {sum(not v.kept for v in verdicts)} lost the value; "
         f"{sum(v.proven for v in verdicts)} proven; median {statistics.median(times):.1f} ms, "
-        f"p95 {times[int(0.95 * (len(times) - 1))]:.1f} ms, slowest {times[-1]:.1f} ms"
+        f"p95 {times[max(0, math.ceil(0.95 * len(times)) - 1)]:.1f} ms, slowest {times[-1]:.1f} ms"  # nearest rank
     )

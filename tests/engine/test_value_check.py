@@ -72,4 +72,6 @@ def test_the_report_names_each_miss_and_counts_them() -> None:
     lost = Verdict("75431677", 1, 4, 0, 447.0, False)
     assert kept.kept and not lost.kept
     assert describe_miss(lost) == "value lost after 75431677: column 5 turns a win into a draw (447 ms)"
-    assert summary([kept, lost]).startswith("2 moves, 1 lost the value; 1 proven; median 229.5 ms")
+    assert summary([kept, lost]) == (
+        "2 moves, 1 lost the value; 1 proven; median 229.5 ms, p95 447.0 ms, slowest 447.0 ms"
+    )  # p95 by nearest rank: never below the median
