@@ -21,7 +21,9 @@ Positions of 4-6 plies can take the solver 20-180 M nodes, 40 times what fits in
 It holds every position of up to its depth plies that is won or drawn for the side to move, with a
 move that keeps that outcome (1 win, 0 draw; lost ones are left out: any move keeps a loss, and the
 player's heuristics pick the trickiest). `c4robot book early` weakly solves only the deepest ply;
-every shallower position's outcome follows from its children's.
+every shallower position's outcome follows from its children's. A deeper ply takes several sessions
+(the 10th: ~810,000 solves, ~8 hours of two cores): `c4robot book early --add-solved` ships what its
+work file holds so far, as entries past the book's depth (`Book.score` then knows the ones it holds).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import multiprocessing
 import os
 import tempfile
 import time
+import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,6 +53,7 @@ log = logging.getLogger(__name__)
 BOOK_PATH = Path(__file__).with_name("book.npz")
 EARLY_BOOK_PATH = Path(__file__).with_name("early_book.npz")
 SAVE_EVERY_S = 10.0
+SIBLINGS_PER_JOB = 7  # the positions after one parent share a worker, and much of their solves in its table
 WORKER_TABLE_MB = 512.0  # the first plies' solves gain from a big table; the builder is not the robot's process
 
 
@@ -128,7 +132,7 @@ def load_book(path: Path = BOOK_PATH) -> Book:
                 data["columns"].astype(np.int8),
                 bool(data["weak"]) if "weak" in data else False,
             )
-    except (KeyError, ValueError, OSError, EOFError) as error:
+    except (KeyError, ValueError, OSError, EOFError, zipfile.BadZipFile) as error:
         raise ValueError(f"opening book {path} is damaged ({error}): rebuild it with `c4robot book build`") from error
     if not book.keys.shape == book.scores.shape == book.columns.shape:
         raise ValueError(
@@ -182,13 +186,18 @@ def _read_work(work_path: Path, width: int, height: int) -> dict[int, tuple[int,
     """What an interrupted build already solved: canonical key -> (score, column), if for this board size."""
     if not work_path.is_file():
         return {}
-    with np.load(work_path) as data:
-        if (int(data["width"]), int(data["height"])) != (width, height):
-            return {}
-        done = {
-            k: (s, c)
-            for k, s, c in zip(data["keys"].tolist(), data["scores"].tolist(), data["columns"].tolist(), strict=False)
-        }
+    try:
+        with np.load(work_path) as data:
+            if (int(data["width"]), int(data["height"])) != (width, height):
+                return {}
+            done = {
+                k: (s, c)
+                for k, s, c in zip(
+                    data["keys"].tolist(), data["scores"].tolist(), data["columns"].tolist(), strict=True
+                )
+            }
+    except (KeyError, ValueError, OSError, EOFError, zipfile.BadZipFile) as error:
+        raise ValueError(f"work file {work_path} is damaged ({error}): move it away to start afresh") from error
     log.info("resuming from %s: %d positions already solved", work_path, len(done))
     return done
 
@@ -340,6 +349,12 @@ def _keeping_move(position: Position, outcomes: dict[int, tuple[int, int]]) -> t
     return best
 
 
+def _off_centre(moves: str, width: int) -> float:
+    """How far a line's discs lie from the centre column, summed: real games (people, the robot) play
+    near the centre, so an unfinished build that solved the central lines first already serves most games."""
+    return sum(abs(int(column) - 1 - (width - 1) / 2) for column in moves)
+
+
 def build_early_book(
     depth: int,
     work_path: Path,
@@ -352,17 +367,22 @@ def build_early_book(
     """Weakly solve every position of `depth` plies (resuming from `work_path`), derive the shallower ones,
     and write the won and drawn ones with a value-keeping move to `out_path` as a weak book.
 
-    `on_progress(done, total, positions_per_s)` follows the solves. Raises ValueError for a depth below 0.
+    `on_progress(done, total, positions_per_s)` follows the solves, central lines first (_off_centre),
+    the positions after one parent together. Raises ValueError for a depth below 0.
     """
     if depth < 0:
         raise ValueError(f"early book depth {depth} is negative: give 0 or more plies")
     layers = positions_by_ply(depth, width, height)
     done = _read_work(work_path, width, height)
     deepest = layers[depth]
-    jobs = [(moves, width, height) for key, moves in deepest.items() if key not in done]
+    jobs = sorted(
+        ((moves, width, height) for key, moves in deepest.items() if key not in done),
+        key=lambda job: (_off_centre(job[0][:-1], width), job[0]),
+    )
     started = last_save = time.perf_counter()
     with multiprocessing.get_context("spawn").Pool(processes) as pool:
-        for solved_now, (moves, outcome, column) in enumerate(pool.imap_unordered(_keep_one, jobs), start=1):
+        solves = pool.imap_unordered(_keep_one, jobs, chunksize=SIBLINGS_PER_JOB)
+        for solved_now, (moves, outcome, column) in enumerate(solves, start=1):
             position = Position.from_moves(moves, width, height)
             key = canonical_key(position)
             done[key] = (outcome, column if column < 0 else oriented(column, position, key))
@@ -397,3 +417,48 @@ def build_early_book(
         weak=np.bool_(True),
     )
     return Book(width, height, depth, keys, scores, columns, weak=True)
+
+
+def add_solved(work_path: Path, book_path: Path = EARLY_BOOK_PATH) -> tuple[Book, int]:
+    """Add the won and drawn positions a (possibly unfinished) build's work file holds to the weak book at
+    `book_path`, rewriting it atomically; its depth stays, so `Book.score` keeps calling lost only the
+    unheld positions it covers. Returns the new book and how many entries were added.
+
+    Any solved position may go in: a work file's exact score (the opening book's builder) keeps only
+    its sign, and a perfect move keeps it. Raises FileNotFoundError for a missing file, ValueError for a
+    damaged one or one of another board size."""
+    book = load_book(book_path)
+    if not book.weak:
+        raise ValueError(f"{book_path} is not an early (weak) book: only those take solved positions")
+    if not work_path.is_file():
+        raise FileNotFoundError(f"no work file at {work_path}: give the one `c4robot book early --work` wrote")
+    done = _read_work(work_path, book.width, book.height)
+    if not done:
+        raise ValueError(f"{work_path} holds no solved {book.width}x{book.height} positions")
+    fresh = sorted(key for key, (score, column) in done.items() if score >= 0 and 0 <= column < book.width)
+    fresh_keys = np.array(fresh, dtype=np.uint64)
+    fresh_keys = fresh_keys[~np.isin(fresh_keys, book.keys)]
+    fresh_scores = np.array([np.sign(done[int(key)][0]) for key in fresh_keys], dtype=np.int8)
+    fresh_columns = np.array([done[int(key)][1] for key in fresh_keys], dtype=np.int8)
+    keys = np.concatenate([book.keys, fresh_keys])
+    order = np.argsort(keys, kind="stable")
+    merged = Book(
+        book.width,
+        book.height,
+        book.depth,
+        keys[order],
+        np.concatenate([book.scores, fresh_scores])[order],
+        np.concatenate([book.columns, fresh_columns])[order],
+        weak=True,
+    )
+    _save(
+        book_path,
+        keys=merged.keys,
+        scores=merged.scores,
+        columns=merged.columns,
+        width=np.int64(merged.width),
+        height=np.int64(merged.height),
+        depth=np.int64(merged.depth),
+        weak=np.bool_(True),
+    )
+    return merged, len(fresh_keys)

@@ -43,3 +43,23 @@ def test_book_depths_reach_past_the_shipped_early_book_but_stop_at_the_limit(
     assert main(["book", "early", "--depth", "11"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "11 is out of range: give 1 to 10" in err
+
+
+def test_adding_solved_positions_to_a_book_reports_the_count_or_one_sentence(
+    tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from engine.book import build_early_book
+
+    small = {"width": 5, "height": 4}
+    build_early_book(2, tmp_path / "work.npz", tmp_path / "early.npz", processes=1, **small)
+    build_early_book(3, tmp_path / "deep-work.npz", tmp_path / "deep.npz", processes=1, **small)
+    book_args = ["book", "early", "--add-solved", "--out", str(tmp_path / "early.npz"), "--work"]
+    assert main([*book_args, str(tmp_path / "deep-work.npz")]) == 0
+    out = capsys.readouterr().out
+    assert "solved positions added past its 2 plies" in out and not out.startswith("book: 0 ")
+    saved = (tmp_path / "early.npz").read_bytes()
+    (tmp_path / "cut.npz").write_bytes(b"PK\x03\x04 not a whole file")
+    assert main([*book_args, str(tmp_path / "cut.npz")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is damaged" in err and "Traceback" not in err
+    assert (tmp_path / "early.npz").read_bytes() == saved

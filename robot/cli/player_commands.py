@@ -88,6 +88,12 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
         action.add_argument("--work", default=work, help=f"progress file to resume from (default ./{work})")
         action.add_argument("--out", help=f"book file (default: engine/{out} inside the package)")
         action.set_defaults(run=run_book_build)
+    early.add_argument(
+        "--add-solved",
+        action="store_true",
+        help="solve nothing: add the won and drawn positions the work file holds so far (a deeper ply's "
+        "unfinished build) to the book, past its depth",
+    )
 
 
 def prepare_engine_aloud() -> float | None:
@@ -328,6 +334,12 @@ def run_book_build(args: argparse.Namespace) -> int:
 
     early = args.action == "early"
     work = Path(args.work)
+    if early and args.add_solved:
+        from engine.book import add_solved
+
+        book, added = add_solved(work, Path(args.out) if args.out else EARLY_BOOK_PATH)
+        print(f"book: {added} solved positions added past its {book.depth} plies ({len(book)} in all)")
+        return 0
     started = time.perf_counter()
 
     def progress(done: int, total: int, rate: float) -> None:

@@ -4,9 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from engine.book import EARLY_BOOK_PATH, Book, BookMove, build_early_book, load_book, positions_by_ply
+from engine.book import (
+    EARLY_BOOK_PATH,
+    Book,
+    BookMove,
+    add_solved,
+    build_early_book,
+    load_book,
+    positions_by_ply,
+)
 from engine.package_books import book_answer
 from engine.position import Position
 from engine.solver import Solver
@@ -118,3 +127,49 @@ def test_the_shipped_early_books_deepest_moves_keep_the_public_test_sets_outcome
             assert kept == expected, f"{name} line {moves}: column {move.column + 1} does not keep {expected}"
             checked += 1
     assert checked >= 50
+
+
+def test_a_deeper_plys_unfinished_build_adds_its_solved_positions_past_the_books_depth(tmp_path: Path) -> None:
+    build_early_book(DEPTH, tmp_path / "deep-work.npz", tmp_path / "deep.npz", processes=1, **SMALL)
+    build_early_book(DEPTH - 1, tmp_path / "work.npz", tmp_path / "early.npz", processes=1, **SMALL)
+    with np.load(tmp_path / "deep-work.npz") as data:  # a build stopped half-way: half its solves
+        arrays = {name: data[name] for name in data.files}
+    half = len(arrays["keys"]) // 2
+    np.savez(tmp_path / "half-work.npz", **{k: v[:half] if v.ndim else v for k, v in arrays.items()})
+    before = load_book(tmp_path / "early.npz")
+    merged, added = add_solved(tmp_path / "half-work.npz", tmp_path / "early.npz")
+    assert merged.depth == DEPTH - 1 and added > 20 and len(merged) == len(before) + added
+    assert load_book(tmp_path / "early.npz").keys.tolist() == merged.keys.tolist()
+    assert np.all(np.diff(merged.keys.astype(np.float64)) > 0)
+    solver, held, unheld = Solver(16), 0, 0
+    for moves in positions_by_ply(DEPTH, **SMALL)[DEPTH].values():
+        position = Position.from_moves(moves, **SMALL)
+        move = merged.move(position)
+        if move is None:
+            unheld += 1
+            assert merged.score(position) is None  # past the depth: not held is not known lost
+            continue
+        held += 1
+        expected = outcome(solver, position)
+        after = position.play(move.column)
+        kept = 1 if position.is_winning_move(move.column) else (0 if after.is_draw() else -outcome(solver, after))
+        assert move.score == expected == kept
+    assert held == added and unheld > 0
+    for moves in positions_by_ply(DEPTH - 1, **SMALL)[DEPTH - 1].values():  # the covered plies as they were
+        position = Position.from_moves(moves, **SMALL)
+        assert merged.score(position) == before.score(position) and merged.move(position) == before.move(position)
+    assert add_solved(tmp_path / "half-work.npz", tmp_path / "early.npz")[1] == 0  # twice adds nothing
+
+
+def test_adding_from_a_damaged_or_missing_work_file_says_so_and_leaves_the_book(tmp_path: Path) -> None:
+    build_early_book(2, tmp_path / "work.npz", tmp_path / "early.npz", processes=1, **SMALL)
+    saved = (tmp_path / "early.npz").read_bytes()
+    (tmp_path / "cut.npz").write_bytes((tmp_path / "work.npz").read_bytes()[:100])
+    with pytest.raises(ValueError, match="damaged"):
+        add_solved(tmp_path / "cut.npz", tmp_path / "early.npz")
+    with pytest.raises(FileNotFoundError, match="no work file"):
+        add_solved(tmp_path / "absent.npz", tmp_path / "early.npz")
+    build_early_book(2, tmp_path / "other-work.npz", tmp_path / "other.npz", processes=1, width=4, height=4)
+    with pytest.raises(ValueError, match="no solved 5x4 positions"):
+        add_solved(tmp_path / "other-work.npz", tmp_path / "early.npz")
+    assert (tmp_path / "early.npz").read_bytes() == saved
