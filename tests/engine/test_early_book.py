@@ -173,3 +173,46 @@ def test_adding_from_a_damaged_or_missing_work_file_says_so_and_leaves_the_book(
     with pytest.raises(ValueError, match="no solved 5x4 positions"):
         add_solved(tmp_path / "other-work.npz", tmp_path / "early.npz")
     assert (tmp_path / "early.npz").read_bytes() == saved
+
+
+def _from_key(key: int, width: int, height: int) -> Position:
+    """The position whose `Position.key()` (current + mask) is `key`: in each column, key + 1 has its top
+    bit just above the stones, and the bits below it are the side to move's."""
+    bits = height + 1
+    board = np.zeros((height, width), dtype=np.int8)
+    columns = []
+    for col in range(width):
+        shifted = ((key >> (col * bits)) & ((1 << bits) - 1)) + 1
+        stones = shifted.bit_length() - 1
+        columns.append((stones, shifted - (1 << stones)))
+    to_move = 1 if sum(stones for stones, _ in columns) % 2 == 0 else 2
+    for col, (stones, mine) in enumerate(columns):
+        for row in range(stones):
+            board[row, col] = to_move if mine >> row & 1 else 3 - to_move
+    return Position.from_array(board)
+
+
+def test_the_shipped_early_books_entries_past_its_depth_keep_their_outcome() -> None:
+    """Entries an unfinished deeper ply added (`book early --add-solved`): a seeded sample, each judged by
+    weak solves of the position and of the child its move leads to."""
+    early = load_book(EARLY_BOOK_PATH)
+    past = [
+        position
+        for position in (_from_key(int(key), early.width, early.height) for key in early.keys[::97])
+        if position.moves_played > early.depth
+    ]
+    if not past:
+        pytest.skip(f"the shipped early book holds nothing past its {early.depth} plies")
+    solver = Solver(64)
+    for position in past[:: max(1, len(past) // 40)]:
+        move = early.move(position)
+        assert move is not None and move.score == outcome(solver, position), f"{position!r}"
+        after = position.play(move.column)
+        kept = 1 if position.is_winning_move(move.column) else (0 if after.is_draw() else -outcome(solver, after))
+        assert kept == move.score, f"column {move.column + 1} of\n{position}\ndoes not keep {move.score}"
+
+
+def test_a_position_rebuilt_from_its_key_is_the_position() -> None:
+    for moves in ("", "4", "44", "4455321", "1234567123", "4444333"):
+        position = Position.from_moves(moves)
+        assert _from_key(position.key(), 7, 6) == position
