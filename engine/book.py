@@ -215,6 +215,7 @@ def _save(path: Path, **arrays: np.ndarray) -> None:
     handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".npz.tmp")
     with os.fdopen(handle, "wb") as stream:
         np.savez_compressed(stream, **arrays)
+    os.chmod(temporary, 0o644)  # mkstemp's 0600 would hide a shipped book from other users
     os.replace(temporary, path)
 
 
