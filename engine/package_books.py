@@ -30,7 +30,7 @@ def opening_book() -> Book | None:
 
 def early_book() -> Book | None:
     """The package's early book, loaded once; None if not built."""
-    from engine.book import EARLY_BOOK_PATH
+    from engine.early_book import EARLY_BOOK_PATH
 
     return _load_once(EARLY_BOOK_PATH)
 

@@ -2,8 +2,8 @@
 
 Anytime: a legal move is ready from the first milliseconds, and every completed depth of the
 iterative deepening replaces it. The layers, from perfect to heuristic:
-  1. the opening book (engine/book.py, loaded once by engine/package_books.py), for the first moves of a 7x6 game; off the robot's lines,
-     the early book's value-keeping move stands in for the weak solve below;
+  1. the opening book (engine/book.py; both books loaded once by engine/package_books.py), for the first moves of a 7x6 game; off the robot's lines,
+     the early book's (engine/early_book.py) value-keeping move stands in for the weak solve below;
   2. the exact solver (engine.solver, asked by engine/exact_answer.py) until a deadline at a share of the budget (level 10
      only): first the weak solver (win/draw/loss, 2-3x faster), whose move keeps the value, then,
      in what is left of the share, the strong one, whose move is perfect: the quickest win or the

@@ -48,7 +48,7 @@ def test_book_depths_reach_past_the_shipped_early_book_but_stop_at_the_limit(
 def test_adding_solved_positions_to_a_book_reports_the_count_or_one_sentence(
     tmp_path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from engine.book import build_early_book
+    from engine.early_book import build_early_book
 
     small = {"width": 5, "height": 4}
     build_early_book(2, tmp_path / "work.npz", tmp_path / "early.npz", processes=1, **small)

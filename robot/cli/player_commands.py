@@ -330,13 +330,12 @@ def _print_row(label: str, records: list) -> None:
 def run_book_build(args: argparse.Namespace) -> int:
     import sys
 
-    from engine.book import BOOK_PATH, EARLY_BOOK_PATH, build_book, build_early_book
+    from engine.book import BOOK_PATH, build_book
+    from engine.early_book import EARLY_BOOK_PATH, add_solved, build_early_book
 
     early = args.action == "early"
     work = Path(args.work)
     if early and args.add_solved:
-        from engine.book import add_solved
-
         book, added = add_solved(work, Path(args.out) if args.out else EARLY_BOOK_PATH)
         print(f"book: {added} solved positions added past its {book.depth} plies ({len(book)} in all)")
         return 0

@@ -1,4 +1,4 @@
-"""engine.book's early book: every won or drawn early position with a move that keeps its outcome."""
+"""engine.early_book: every won or drawn early position with a move that keeps its outcome."""
 
 from __future__ import annotations
 
@@ -7,15 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.book import (
-    EARLY_BOOK_PATH,
-    Book,
-    BookMove,
-    add_solved,
-    build_early_book,
-    load_book,
-    positions_by_ply,
-)
+from engine.book import Book, BookMove, load_book
+from engine.early_book import EARLY_BOOK_PATH, add_solved, build_early_book, positions_by_ply
 from engine.package_books import book_answer
 from engine.position import Position
 from engine.solver import Solver
