@@ -4,7 +4,7 @@ It holds every position of up to its depth plies that is won or drawn for the si
 move that keeps that outcome (1 win, 0 draw; lost ones are left out: any move keeps a loss, and the
 player's heuristics pick the trickiest). `c4robot book early` weakly solves only the deepest ply;
 every shallower position's outcome follows from its children's. A deeper ply takes several sessions
-(the 10th: 809,464 solves, ~3 hours of two cores): `c4robot book early --add-solved` ships what its
+(the 10th: 809,464 solves, ~4 hours of two cores over two sessions): `c4robot book early --add-solved` ships what its
 work file holds so far, as entries past the book's depth (`Book.score` then knows the ones it holds).
 
 Stored as a `Book` with `weak` set (engine/early_book.npz, the opening book's format and lookup).
