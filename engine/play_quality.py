@@ -1,4 +1,4 @@
-"""How well and how fast the player plays: the measurements behind `c4robot bench engine --play`.
+"""How well and how fast the player plays: the measurements behind `c4robot bench engine play`.
 
 Two sources of positions: the public test sets (exact scores known) and games the robot (level 10)
 plays against opponents of mixed strength, where the opponent "thinks" a simulated time after each

@@ -1,4 +1,4 @@
-"""A reference solver binary run on the same positions as ours, for `c4robot bench engine --versus PATH`.
+"""A reference solver binary run on the same positions as ours, for `c4robot bench engine versus PATH`.
 
 The reference is Pons' C++ `c4solver` (engine/reference/build_pons.sh builds it): it reads move strings on
 stdin and prints `moves score` per line, or `moves score nodes microseconds` when built with the timing

@@ -1,4 +1,4 @@
-"""Does the robot's move keep the game's value? The check behind `c4robot bench engine --keeps-value`.
+"""Does the robot's move keep the game's value? The check behind `c4robot bench engine keeps-value`.
 
 Every line of up to `max_plies` plies of the public test sets (their scores are exact) and seeded random
 positions of 8 to `max_plies` plies get the move `c4robot move` would play (level 10, its budget, no

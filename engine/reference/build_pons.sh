@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build the C++ reference solver (Pascal Pons' connect4, https://github.com/PascalPons/connect4) for
-# `c4robot bench engine --versus PATH`. Needs git, g++ and the internet; not run in CI, not packaged.
+# `c4robot bench engine versus PATH`. Needs git, g++ and the internet; not run in CI, not packaged.
 #
 #   engine/reference/build_pons.sh [FOLDER]      (default FOLDER: ./pons-connect4)
 #
@@ -46,4 +46,4 @@ int main(int argc, char **argv) {
 }
 CPP
 g++ --std=c++11 -W -Wall -O3 -DNDEBUG -o c4solver timing_main.cpp Solver.cpp
-echo "built $(pwd)/c4solver: c4robot bench engine --versus $(pwd)/c4solver"
+echo "built $(pwd)/c4solver: c4robot bench engine versus $(pwd)/c4solver"

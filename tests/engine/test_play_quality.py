@@ -1,4 +1,4 @@
-"""engine.play_quality: the judge behind `c4robot bench engine --play`, and the games it judges."""
+"""engine.play_quality: the judge behind `c4robot bench engine play`, and the games it judges."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def test_bench_play_prints_a_row_per_source_and_no_lost_values(
             [
                 "bench",
                 "engine",
-                "--play",
+                "play",
                 "--sets",
                 "L3_R1",
                 "--lines",

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from robot.cli import main
+from robot.cli.main import build_parser
 
 LATE = "2252576253462244111563365343671351441"  # L3_R1 line 1, score -1; columns 1 to 5 are full
 
@@ -72,6 +75,7 @@ def test_bench_engine_prints_a_row_per_set(shared_dir: Path, capsys: pytest.Capt
             [
                 "bench",
                 "engine",
+                "sets",
                 "--lines",
                 "3",
                 "--sets",
@@ -88,28 +92,76 @@ def test_bench_engine_prints_a_row_per_set(shared_dir: Path, capsys: pytest.Capt
 
 
 def test_bench_engine_without_test_sets_fails_clearly(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["bench", "engine", "--testsets", str(tmp_path / "missing")]) == 1
+    assert main(["bench", "engine", "sets", "--testsets", str(tmp_path / "missing")]) == 1
     assert "--testsets" in capsys.readouterr().err
-    assert main(["bench", "engine", "--sets", "L9_R9"]) == 2
+    assert main(["bench", "engine", "sets", "--sets", "L9_R9"]) == 2
+
+
+@pytest.mark.parametrize("mode", ["sets", "versus c4solver", "play", "keeps-value"])
+def test_bench_engine_refuses_an_empty_list_of_sets(mode: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "engine", *mode.split(), "--sets", " , "]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "names no set" in err
+
+
+@pytest.mark.parametrize(
+    ("mode", "option"),
+    [
+        ("sets", "--games"),
+        ("sets", "--openings"),
+        ("versus c4solver", "--warm"),
+        ("play", "--weak"),
+        ("play", "--table-mb"),
+        ("budget", "--sets"),
+        ("budget", "--no-book"),
+        ("keeps-value", "--lines"),
+        ("keeps-value", "--warm"),
+    ],
+)
+def test_bench_engine_modes_refuse_options_they_do_not_use(
+    mode: str, option: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["bench", "engine", *mode.split(), option, "1"]) == 2
+    assert f"unrecognized arguments: {option}" in capsys.readouterr().err
+
+
+def _parsers(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
+    """`parser` and every sub-parser below it."""
+    yield parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                yield from _parsers(sub)
+
+
+def test_bench_engine_names_its_modes_and_no_help_begins_with_a_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "engine"]) == 2
+    assert "sets|versus|play|budget|keeps-value" in capsys.readouterr().err
+    modes = [p for p in _parsers(build_parser()) if p.prog.startswith("c4robot bench engine ")]
+    assert sorted(p.prog.split()[-1] for p in modes) == ["budget", "keeps-value", "play", "sets", "versus"]
+    helps = [action.help or "" for mode in modes for action in mode._actions]
+    assert len(helps) > 20 and not [text for text in helps if text.lower().startswith("with --")]
 
 
 def test_bench_engine_budget_times_answers_of_whole_games(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["bench", "engine", "--budget", "5"]) == 0
+    assert main(["bench", "engine", "budget", "--answers", "5"]) == 0
     lines = capsys.readouterr().out.splitlines()
     answers, proven, median, p99, p999, slowest, over = lines[-2].split()
     assert int(over) <= int(answers)
     assert int(answers) >= 5 and 0.0 <= float(proven) <= 100.0
     assert float(median) <= float(p99) <= float(p999) <= float(slowest)
     assert lines[-1].startswith(f"slowest answer {slowest} ms")
-    assert main(["bench", "engine", "--budget", "0"]) == 2
+    assert main(["bench", "engine", "budget", "--answers", "0"]) == 2
 
 
 def test_bench_engine_budget_plays_bigger_boards_from_the_empty_board(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["bench", "engine", "--budget", "3", "--width", "9", "--height", "7", "--openings", "0"]) == 0
+    assert (
+        main(["bench", "engine", "budget", "--answers", "3", "--width", "9", "--height", "7", "--openings", "0"]) == 0
+    )
     out = capsys.readouterr().out
     assert "9x7 board, 0-ply random openings" in out
-    assert main(["bench", "engine", "--budget", "3", "--openings", "-1"]) == 2
-    assert main(["bench", "engine", "--budget", "3", "--width", "20"]) == 2
+    assert main(["bench", "engine", "budget", "--answers", "3", "--openings", "-1"]) == 2
+    assert main(["bench", "engine", "budget", "--answers", "3", "--width", "20"]) == 2
 
 
 def test_solve_takes_what_the_books_know(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
@@ -151,7 +203,7 @@ def test_bench_versus_runs_the_reference_on_the_same_lines(
     scores = (testsets / "Test_L3_R1").read_text().rstrip("\n")
     (tmp_path / "scores").write_text(f"{scores}\n112233 18\n")  # + the pipe's baseline position
     binary = _stand_in_reference(tmp_path, timed)
-    status = main(["bench", "engine", "--versus", str(binary), "--sets", "L3_R1", "--lines", "5"] + ["--weak"] * weak)
+    status = main(["bench", "engine", "versus", str(binary), "--sets", "L3_R1", "--lines", "5"] + ["--weak"] * weak)
     assert status == 0, capsys.readouterr().err
     out = capsys.readouterr().out
     row = next(line.split() for line in out.splitlines() if line.startswith("L3_R1"))
@@ -166,7 +218,7 @@ def test_bench_versus_names_a_reference_that_disagrees_or_is_missing(
 ) -> None:
     (tmp_path / "scores").write_text((shared_dir / "engine" / "testsets" / "Test_L3_R1").read_text())
     binary = _stand_in_reference(tmp_path, timed=True, wrong=True)
-    assert main(["bench", "engine", "--versus", str(binary), "--sets", "L3_R1", "--lines", "3"]) == 0
+    assert main(["bench", "engine", "versus", str(binary), "--sets", "L3_R1", "--lines", "3"]) == 0
     assert capsys.readouterr().out.splitlines()[3].split()[-1] == "NO"
-    assert main(["bench", "engine", "--versus", str(tmp_path / "absent"), "--sets", "L3_R1", "--lines", "3"]) == 1
+    assert main(["bench", "engine", "versus", str(tmp_path / "absent"), "--sets", "L3_R1", "--lines", "3"]) == 1
     assert "build_pons.sh" in capsys.readouterr().err

@@ -1,4 +1,4 @@
-"""engine.value_check: the positions `bench engine --keeps-value` checks, its judge and its verdicts."""
+"""engine.value_check: the positions `bench engine keeps-value` checks, its judge and its verdicts."""
 
 from __future__ import annotations
 
