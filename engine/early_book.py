@@ -1,14 +1,13 @@
 """The early book: a value-keeping move for every won or drawn position of its first plies.
 
 It complements the opening book for games that leave the robot's lines at once: a board set up by
-hand, the hard early test positions (Test_L1_R3). Positions of 4-6 plies can take the solver 20-180 M
-nodes, 40 times what fits in the 500 ms budget. It holds every position of up to its depth plies that
+hand, the hard early test positions (Test_L1_R3). Positions of a few plies can take the solver far
+more nodes than fit in the 500 ms budget. It holds every position of up to its depth plies that
 is won or drawn for the side to move, with a move that keeps that outcome (1 win, 0 draw; lost ones
 are left out: any move keeps a loss, and the player's heuristics pick the trickiest). `c4robot book
 early` weakly solves only the deepest ply; every shallower position's outcome follows from its
-children's. A deeper ply takes several sessions (the 10th: 809,464 solves, ~4 hours of two cores over
-two sessions): `c4robot book early --add-solved` ships what its work file holds so far, as entries
-past the book's depth (`Book.score` then knows the ones it holds).
+children's. A deeper ply can take several sessions: `c4robot book early --add-solved` ships what its
+work file holds so far, as entries past the book's depth (`Book.score` then knows the ones it holds).
 
 Stored as a `Book` with `weak` set (engine/early_book.npz, the opening book's format and lookup).
 """

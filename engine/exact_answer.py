@@ -12,9 +12,9 @@ from engine.search_state import searcher, timed_solve
 from engine.search_types import Limit, SearchResult, ms_since
 
 SOLVER_SHARE = 0.45  # share of the budget for the exact solver (weak, then strong), before the heuristics
-TIMER_MARGIN_S = 0.05  # the search stops this long before the deadline: the answer still has to be built, and
-# on a busy machine the timer thread and the answer wait their turn for a core (25 ms let 1% of answers
-# pass 500 ms with two busy processes beside the bench)
+# The search stops this long before the deadline: the answer still has to be built, and on a busy machine
+# the process waits its turn for a core before it can reply.
+TIMER_MARGIN_S = 0.05
 ORDERING_DEPTH, ORDERING_NODES = 6, 30_000  # the shallow search that orders the exact solver's children
 
 
@@ -123,8 +123,7 @@ def unless_proven_lost(position: Position, answer: SearchResult, limit: Limit, s
 
     Why: where the whole position is too hard to solve in the budget, one move's loss often is not,
     and the heuristics' near-equal scores in early positions can hide a lost move behind a drawn one,
-    or a drawn move before a won one (400 random 10-12-ply positions too hard to solve in the budget, two
-    runs each: 14 and 15 lost the value, against 16 and 19 without the search for a win).
+    or a drawn move before a won one.
     """
     scores = answer.column_scores
     others = sorted(

@@ -3,14 +3,9 @@
 Level 1 plays like a beginner: a shallow look, a noisy judgement and a random move now and then (it can
 miss a win or a block). Each level up reads deeper and errs less; level 9 is the full heuristic search
 under the time budget, level 10 adds the opening book and the exact solver and plays perfectly whenever
-the solver finishes. The strength of every level is measured by engine-vs-engine matches, each level
-against the one below, higher level's score (wins + half the draws), at 100 ms per move with 2-ply
-random openings: `c4robot match B A --games 40 --openings 2 --time-ms 100 --seed 1` (and --games 400
-for levels 1-7, 200 above, same seed, for the figures in brackets: 95% intervals within +-4.5 / +-6
-points): 2-1 70% (72), 3-2 66% (69), 4-3 74% (75), 5-4 72% (66), 6-5 59% (69), 7-6 66% (68), 8-7 78%
-(74), 9-8 76% (74), 10-9 68% (66); 10 beats 1 in 40 games of 40 and scores 86% against the robot seed's
-bot. A 40-game match cannot resolve a 70% edge (+-14 points), so the ladder was tuned on the bigger
-matches. At 100 ms the exact solver rarely finishes; level 10's edge grows with the time.
+the solver finishes. Each level is tuned to beat the one below clearly in engine-vs-engine matches
+(`c4robot match B A --games 400 --openings 2 --time-ms 100 --seed 1`); the figures are in
+docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from engine.kernel_cache import PACKAGE_DIR, sources_fingerprint
 READY_NAME = "engine-kernels.ready"  # in the package's __pycache__, beside numba's kernels
 # The kernels whose cache files must be there (one per compiled entry point): absent, they compile again.
 ENTRY_KERNELS = ("alphabeta._search", "solver.solve_bits", "solver.solve_batch")
-EXPECTED_S = 15  # what compiling every kernel took on 2 cores (12-18 s measured), for the first line
+EXPECTED_S = 15  # about what compiling every kernel takes on 2 cores, for the first line
 
 logger = logging.getLogger(__name__)
 

@@ -1,12 +1,12 @@
 """A move in a few milliseconds without the numba kernels: what a fresh process answers (`c4robot move`
 with no resident engine yet) when loading the heuristic search's kernel would take the whole budget.
 
-Loading numba and the search's kernel takes a fresh process 0.6 s (0.18 s to import numba, 0.42 s to
-load the cached kernel, measured), more than the 500 ms budget, so such a process answers by rule, in
-pure Python: win at once if it can; else block the opponent's immediate win; never play right under a
-cell where the opponent would win; among what is left, the move that leaves the most cells where one
-more stone wins (the solver's own move ordering), centre first among equals. The books (numpy only)
-answer before this; the resident engine started by that first call answers the later ones.
+Loading numba and the search's kernel takes a fresh process longer than the 500 ms budget, so such a
+process answers by rule, in pure Python: win at once if it can; else block the opponent's immediate
+win; never play right under a cell where the opponent would win; among what is left, the move that
+leaves the most cells where one more stone wins (the solver's own move ordering), centre first among
+equals. The books (numpy only) answer before this; the resident engine started by that first call
+answers the later ones.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import sys
 from engine.position import Position, centre_first
 from engine.search_types import SearchResult, ms_since
 
-KERNEL_LOAD_S = 1.0  # numba and the heuristic search's kernel in a fresh process (0.6 s measured), with margin
+KERNEL_LOAD_S = 1.0  # numba and the heuristic search's kernel in a fresh process, with margin
 
 
 def kernels_loaded() -> bool:

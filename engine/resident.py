@@ -1,7 +1,7 @@
 """The engine kept loaded between `c4robot move` calls: a process that answers searches on a Unix socket.
 
-Why: a fresh process spends 0.5-1.5 s loading numba and the kernels before its first search, more than
-the whole 500 ms budget. So the first `move` answers in its own process and leaves a resident behind
+Why: a fresh process spends longer loading numba and the kernels before its first search than the
+whole 500 ms budget. So the first `move` answers in its own process and leaves a resident behind
 (`start_resident`); later calls ask it (`ask_resident`: a connect and a JSON line each way) and take
 little more than Python's own start. The resident answers one search at a time, each within the
 budget counted from when its caller knew the position (time.monotonic() is the same clock in every

@@ -2,19 +2,14 @@
 
 Anytime: a legal move is ready from the first milliseconds, and every completed depth of the
 iterative deepening replaces it. The layers, from perfect to heuristic:
-  1. the opening book (engine/book.py; both books loaded once by engine/package_books.py), for the first moves of a 7x6 game; off the robot's lines,
-     the early book's (engine/early_book.py) value-keeping move stands in for the weak solve below;
-  2. the exact solver (engine.solver, asked by engine/exact_answer.py) until a deadline at a share of the budget (level 10
-     only): first the weak solver (win/draw/loss, 2-3x faster), whose move keeps the value, then,
-     in what is left of the share, the strong one, whose move is perfect: the quickest win or the
-     slowest loss. Weak first because keeping the value is what counts: on hard early positions
-     (Test_L1_R3) the weak solve finishes in 30% of them, after a strong attempt in only 21%.
-     Measured and dropped, back to back on the 332 lines of 8-12 plies of Test_L1_R3 (positions lost
-     of 332): the solver in a second thread beside the heuristics and the loss check, for 90% of the
-     budget (19 vs 15 on this busy 2-core machine: the three shared the cores; 7 vs 3 of the first 220
-     under less load); a share of 0.6, heuristics to 0.75 (12 vs 9); a share of 0.3, heuristics to 0.65
-     (8 vs 4 of the first 220). The heuristics and the loss check save more positions than the solver's
-     extra time does: what the remaining misses need is knowledge (their weak solves take 0.5-1.7 s);
+  1. the opening book (engine/book.py; both books loaded once by engine/package_books.py), for the
+     first moves of a 7x6 game; off the robot's lines, the early book's (engine/early_book.py)
+     value-keeping move stands in for the weak solve below;
+  2. the exact solver (engine.solver, asked by engine/exact_answer.py) until a deadline at a share of
+     the budget (level 10 only): first the weak solver (win/draw/loss, faster), whose move keeps the
+     value, then, in what is left of the share, the strong one, whose move is perfect: the quickest win
+     or the slowest loss. Weak first because keeping the value is what counts. The share is less than
+     half: past it the heuristics and the loss check save more positions than more solver time would;
   3. the heuristic alpha-beta of engine/alphabeta.py, whose win/loss scores are proofs too, and
      whose evaluation knows threats, their rows and zugzwang (engine/evaluation.py). It plays any
      board size (9x7, 8x8) under the same budget;
@@ -22,10 +17,6 @@ iterative deepening replaces it. The layers, from perfect to heuristic:
   by rule instead (engine/quick_answer.py) once the books have not;
   4. a check of the heuristics' move by the weak solver in the budget's last 30% (level 10, boards the
      solver takes): a move proven to lose gives way to the next best one not proven to lose.
-     Measured and dropped: probing every move instead, round after round with a doubling node limit,
-     for cheap proofs that it wins or loses, with solver shares of 0.1-0.45 (400 random 10-12-ply
-     positions whose weak solve needs over 2 M nodes, 224 of them won or drawn: 12-20 lost the value
-     against 16-17 with this check, inside the +-4 that repeated runs of one setting differ by).
 Lower levels (engine/levels.py) cap the depth, add evaluation noise and random blunders.
 Scores are from the side to move's view: Pons' scale when proven, -1/0/1 from the weak solver,
 evaluation points otherwise.

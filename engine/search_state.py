@@ -13,10 +13,11 @@ if TYPE_CHECKING:  # the numba-backed modules load on the first search, so `impo
     from engine.position import Position
     from engine.solver import Solver, SolveResult
 
-SOLVER_TABLE_MB = 64.0  # not the L2-sized default: a move's later solves (children, the loss check) reuse the
-# root's entries; with a 1 MB table 13 of 2,616 positions lost the value (bench engine --keeps-value), 7-9 with 64
+# Not the L2-sized default: a move's later solves (its children, the loss check) reuse the root's entries,
+# and a small table loses them, and with them positions' values.
+SOLVER_TABLE_MB = 64.0
 MIN_SOLVER_NODES = 20_000  # below this a solver call is not worth its overhead
-SOLVER_LOAD_S = 1.0  # loading the solver's kernel in a fresh process (0.3-1 s measured): not inside a move
+SOLVER_LOAD_S = 1.0  # loading the solver's kernel in a fresh process, with margin: never inside a move
 FIRST_SOLVER_NODES_PER_S = 3_000_000  # a cautious guess until this process has measured its own speed
 
 _local = threading.local()
@@ -37,7 +38,7 @@ def searcher(position: Position) -> AlphaBeta:
 
 def solver() -> Solver:
     """This thread's exact solver, its kernel loaded (a one-node solve): the time left, looked at after
-    this call, is not eaten by the load (0.3-1 s in a fresh process)."""
+    this call, is not eaten by the load."""
     from engine.position import Position
     from engine.solver import Solver
 
@@ -77,8 +78,8 @@ def timed_solve(
     this thread's solver speed, which only says whether a solve is worth starting. `window`: as
     Solver.solve's.
 
-    The kernel reads the deadline on the cycle counter, so no node limit is derived from the time: one
-    reckoned from a speed measured on other positions stopped solves that would have finished in time.
+    The kernel reads the deadline on the clock itself, so no node limit is derived from the time: a
+    speed measured on other positions would stop solves that could finish in time.
     The time left is looked at again once the solver is loaded, so that loading it comes out of the budget."""
 
     def worth_starting() -> bool:

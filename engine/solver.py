@@ -14,19 +14,17 @@ near 0 (most positions of interest are close games). Each node:
     (engine/transposition.py), so every null-window probe reuses the others' work;
   - applies Allis' claimeven and baseinverse (engine/pairing.py): where the opponent can pair the empty
     cells and answer each move with its pair's other cell, and no share of the cells that leaves us holds
-    a line, we cannot win (weak solves of Test_L1_R2 searched 33% fewer nodes, 20% less time, than with
-    claimeven alone);
+    a line, we cannot win;
   - keeps its table as big as the CPU's L2 cache by default (engine/transposition.py's cache_sized_mb):
-    a probe of a 64 MB table was a cache miss, and most of a node's time was spent waiting for them;
+    a probe of a bigger table is a cache miss, and a node is little more than a probe;
   - asks the CPU to fetch every child's table bucket before looking at any of them, so that the misses
-    that remain overlap (measured with 64 MB: L2_R2 1.7 -> 1.0 ms median, L1_R1 0.027 -> 0.014 ms);
+    that remain overlap;
   - cuts off at once when a child's table entry already refutes it (enhanced transposition cut-off,
     on revisits and near the root: elsewhere the probes cost more than they save);
   - starts with a 128 KB table, for the easy positions' few hundred nodes, and only past those starts
     again with the main table (SMALL_TABLE_MB below);
   - tries the table's best move first, then moves by the number of winning cells they create,
-    centre first among equals. (Measured and dropped: history ordering, row-parity weighting,
-    mirror-symmetric keys: each searched as many or more nodes, or cost more time than it saved.)
+    centre first among equals.
 Longer than 400 lines because the solver is one numba kernel (about 210 lines, an explicit stack, no
 recursion: numba compiles it as one loop) beside the batch runner and the Python class that drive it.
 """
@@ -60,9 +58,8 @@ from engine.transposition import (
 # A search of the standard board first tries _SMALL_TABLE_NODES nodes with a table small enough to stay in
 # the CPU's L2 cache (2**13 buckets: the fewest whose tags still hold a 7x6 key whole), with neither
 # enhanced transposition cut-offs nor prefetches, and only past that starts again with the big table.
-# Why: most positions of the easy sets take ~50-200 nodes, and with a 64 MB table each node waited for a
-# cache miss (Test_L1_R1 median 17 -> 9.5 us measured); with the 1 MB main table it still saves Test_L2_R1
-# 3.8 -> 3.1 us, while a bigger search loses those nodes (Test_L2_R2 ~4% slower).
+# Why: most positions of the easy sets take a few hundred nodes, each of which would otherwise wait for a
+# cache miss of the big table; a bigger search loses only those first nodes.
 SMALL_TABLE_MB = 0.125
 MAX_GROWN_MB = 1024  # a default-sized table grows for bigger boards' keys up to this (8x7's would need 4 GB)
 _SMALL_TABLE_NODES = 500
@@ -132,7 +129,7 @@ def solve_bits(
     a narrower range takes fewer null-window probes, (s, s + 1) just one.
     The search gives up (aborted) past `node_limit` nodes, once `stop[0]` is set, or once the CPU's cycle
     counter passes `stop[1]` (0: no deadline); the kernel releases the GIL and looks every 1024 nodes.
-    The kernel reads the clock itself (engine/clock.py): a timer thread fired late on a busy machine.
+    The kernel reads the clock itself (engine/clock.py): a timer thread fires late on a busy machine.
     `unsigned` and `signed` are scratch space as `workspace(width, height)` makes,
     allocated once by the caller: an allocation per call would cost more than a small search.
     `small` is the cache-resident table of the first _SMALL_TABLE_NODES nodes (7x6 only; empty: none).
