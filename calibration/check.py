@@ -20,11 +20,19 @@ SECTIONS = ("camera", "board", "colours", "pick", "drops", "arm")
 
 
 def missing_sections(setup: Setup) -> list[str]:
-    """A problem sentence for each section the play needs and the file lacks."""
+    """A problem sentence for each section the play needs and the file lacks or `play` would refuse (the
+    file's reader has checked the others; the `[arm]` table is read here as `play` reads it)."""
+    from robot.arm import ArmConfig
+
     problems = [
         f"no {name} calibration" for name in ("camera", "board", "colours", "pick") if getattr(setup, name) is None
     ]
-    return problems + ([] if setup.drops else ["no drops calibration"])
+    problems += [] if setup.drops else ["no drops calibration"]
+    try:
+        ArmConfig.from_dict(dict(setup.arm))
+    except ValueError as error:
+        problems.append(f"[arm] cannot be used: {error}")
+    return problems
 
 
 def present_sections(setup: Setup) -> list[str]:

@@ -3,8 +3,8 @@
 One file per setup (camera, board on the table, arm) holds every calibration step's result, so any
 layer can read it: this module imports nothing of the project. The file is TOML because people open
 it: they fix a serial port or a colour by hand, and TOML keeps comments and reads without quoting
-every key; the standard library reads it (`tomllib`) and the small writer below covers the values a
-calibration holds (numbers, strings, booleans, arrays, tables, arrays of tables).
+every key; the standard library reads it (`tomllib`), a small writer makes a new file, and tomlkit
+rewrites one that exists, keeping what the person wrote (comments, order, values left alone).
 
 Layout (units in the key names; mm and degrees in the file, metres and radians in Python; columns
 1-based in the file, 0-based in Python)::
@@ -41,7 +41,7 @@ from calibration.store.sections import (
     ColourCalibration,
     Setup,
 )
-from calibration.store.writing import format_setup, format_toml
+from calibration.store.writing import format_setup, format_toml, merge_setup
 
 CONFIG_ENV = "XDG_CONFIG_HOME"
 STALE_TEMP_S = 600.0  # a temp file this old beside the calibration is from a write that died
@@ -75,9 +75,14 @@ def load(path: str | os.PathLike[str] | None = None, missing_ok: bool = False) -
 
 
 def save(setup: Setup, path: str | os.PathLike[str] | None = None) -> Path:
-    """Write the setup atomically (default_path() when None); returns the path written."""
+    """Write the setup atomically (default_path() when None); returns the path written. A file already there
+    keeps its comments, order and untouched values (`merge_setup`)."""
     file = Path(path) if path is not None else default_path()
-    write_atomically(file, format_setup(setup))
+    try:
+        previous = file.read_text(encoding="utf-8")
+    except (FileNotFoundError, UnicodeDecodeError):
+        previous = None
+    write_atomically(file, format_setup(setup) if previous is None else merge_setup(previous, setup))
     remove_stale_temps(file, STALE_TEMP_S)
     return file
 
@@ -94,6 +99,7 @@ __all__ = [
     "default_path",
     "format_setup",
     "format_toml",
+    "merge_setup",
     "remove_stale_temps",
     "load",
     "parse",

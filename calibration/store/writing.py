@@ -1,4 +1,8 @@
-"""Writing a Setup as the TOML text of a calibration file (a small writer for the values a calibration holds)."""
+"""Writing a Setup as the TOML text of a calibration file (a small writer for the values a calibration holds).
+
+A file that is already there is rewritten in place with tomlkit (`merge_setup`): the comments, the
+order and the untouched values a person wrote stay as they were; only what the setup changed is new.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +10,12 @@ import dataclasses
 import json
 import math
 import re
+import tomllib
 from collections.abc import Mapping
 from typing import Any
+
+import tomlkit
+from tomlkit.items import AoT, Table
 
 from calibration.store.reading import SCHEMA_VERSION
 from calibration.store.sections import ArmPose, Setup
@@ -49,6 +57,37 @@ def format_setup(setup: Setup) -> str:
         document["arm"] = dict(setup.arm)
     header = "# c4robot calibration of one setup; units are in the key names, columns count from 1.\n"
     return header + format_toml(document)
+
+
+def merge_setup(previous_text: str, setup: Setup) -> str:
+    """`previous_text` with the setup's values in it: its comments, key order and unchanged values kept.
+
+    A section or key the setup no longer has is removed; text that is not TOML is replaced whole."""
+    fresh = format_setup(setup)
+    try:
+        document = tomlkit.parse(previous_text)
+    except tomlkit.exceptions.ParseError:
+        return fresh
+    _merge_table(document, tomllib.loads(fresh))
+    return tomlkit.dumps(document)
+
+
+def _merge_table(target: Any, values: Mapping[str, Any]) -> None:
+    for key in [key for key in target if key not in values]:
+        del target[key]
+    for key, value in values.items():
+        present = target.get(key)
+        if isinstance(value, Mapping) and isinstance(present, Table):
+            _merge_table(present, value)
+        elif isinstance(present, AoT) and _is_table_array(value) and len(present) == len(value):
+            for table, entry in zip(present, value, strict=True):
+                _merge_table(table, entry)
+        elif present is None or _plain(present) != value:
+            target[key] = value
+
+
+def _plain(item: Any) -> Any:
+    return item.unwrap() if hasattr(item, "unwrap") else item
 
 
 def format_toml(document: Mapping[str, Any]) -> str:

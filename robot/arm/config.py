@@ -35,29 +35,42 @@ class SerialConfig:
     reconnect_attempts: int = 3
     stream_period_s: float = 0.05  # the joint protocol streams trajectory points this far apart
     # Feetech bus (SO-100 / SO-101): servo ids of the joints then the gripper, and from `c4robot calibrate
-    # arm` each servo's tick count at joint angle 0 and its range; empty: 2048 and no range check.
+    # arm` (or LeRobot's calibration) each servo's tick count at joint angle 0, direction and range; empty:
+    # 2048, +1 and no range check. Homing offsets and EEPROM position limits, when given, are what the
+    # servos held at calibration: the driver compares them at connect.
     servo_ids: tuple[int, ...] = (1, 2, 3, 4, 5, 6)
     servo_middles: tuple[int, ...] = ()
     servo_directions: tuple[int, ...] = ()
     servo_ranges: tuple[tuple[int, int], ...] = ()
+    servo_homing_offsets: tuple[int, ...] = ()
+    servo_limits: tuple[tuple[int, int], ...] = ()
 
     def __post_init__(self) -> None:
-        for name in ("servo_ids", "servo_middles", "servo_directions"):
+        for name in ("servo_ids", "servo_middles", "servo_directions", "servo_homing_offsets"):
             object.__setattr__(self, name, tuple(int(v) for v in getattr(self, name)))
-        object.__setattr__(self, "servo_ranges", tuple((int(a), int(b)) for a, b in self.servo_ranges))
-        for name in ("servo_middles", "servo_directions", "servo_ranges"):
+        for name in ("servo_ranges", "servo_limits"):
+            object.__setattr__(self, name, tuple((int(a), int(b)) for a, b in getattr(self, name)))
+        for name in ("servo_middles", "servo_directions", "servo_ranges", "servo_homing_offsets", "servo_limits"):
             if getattr(self, name) and len(getattr(self, name)) != len(self.servo_ids):
                 raise ValueError(f"{name} has {len(getattr(self, name))} values for {len(self.servo_ids)} servo ids")
         if any(d not in (1, -1) for d in self.servo_directions):
             raise ValueError(f"servo_directions {self.servo_directions}: each is 1 or -1")
+        for name in ("servo_ranges", "servo_limits"):
+            if any(not 0 <= low < high <= 4095 for low, high in getattr(self, name)):
+                raise ValueError(f"{name} {getattr(self, name)}: each is [low, high] with 0 <= low < high <= 4095")
         if self.protocol not in DEFAULT_BAUD_RATES:
             raise ValueError(f"serial protocol {self.protocol!r}: use 'joint', 'gcode' or 'feetech'")
         if self.baud_rate is None:
             object.__setattr__(self, "baud_rate", DEFAULT_BAUD_RATES[self.protocol])
         if self.gcode_dialect not in ("uarm", "grbl"):
             raise ValueError(f"G-code dialect {self.gcode_dialect!r}: use 'uarm' or 'grbl'")
-        if self.baud_rate <= 0 or self.reply_timeout_s <= 0 or self.handshake_timeout_s <= 0 or self.retries < 0:
-            raise ValueError(f"serial settings {self}: baud rate and timeouts must be positive, retries >= 0")
+        if self.baud_rate <= 0 or self.reply_timeout_s <= 0 or self.handshake_timeout_s <= 0:
+            raise ValueError(
+                f"serial settings: baud rate {self.baud_rate}, reply_timeout_s {self.reply_timeout_s} and "
+                f"handshake_timeout_s {self.handshake_timeout_s} must be positive"
+            )
+        if self.retries < 0 or self.reconnect_attempts < 0:
+            raise ValueError(f"retries {self.retries} and reconnect_attempts {self.reconnect_attempts} must be >= 0")
         if not 0.005 <= self.stream_period_s <= 1.0:
             raise ValueError(f"stream period {self.stream_period_s} s: use 0.005..1 s")
 
@@ -90,6 +103,10 @@ class ArmConfig:
             raise ValueError(f"motion profile {self.profile!r}: use 'trapezoid' or 'quintic'")
         if self.clearance_m < 0 or self.approach_m < 0:
             raise ValueError("clearance and approach heights must not be negative")
+        if self.grip_settle_s < 0 or self.release_settle_s < 0:
+            raise ValueError(
+                f"grip_settle_s {self.grip_settle_s} and release_settle_s {self.release_settle_s} must not be negative"
+            )
 
     def limits(self, dof: int) -> MotionLimits:
         return MotionLimits.uniform(dof, self.velocity_rad_s, self.acceleration_rad_s2)
@@ -101,7 +118,8 @@ class ArmConfig:
         `urdf = "arm.urdf"`, `tool_link`, `velocity_deg_s`, `acceleration_deg_s2`, `profile`,
         `clearance_mm`, `approach_mm`, `grip_settle_s`, `release_settle_s`, `home_deg = [...]`,
         `port`, `baud_rate`, `protocol`, `gcode_dialect`, `reply_timeout_s`, `handshake_timeout_s`,
-        `retries`, `reconnect_attempts`, `stream_period_s`. Raises ValueError naming unknown keys.
+        `retries`, `reconnect_attempts`, `stream_period_s` and the Feetech `servo_*` lists. Raises
+        ValueError naming unknown keys.
         """
         raw = dict(raw)
         converted: dict[str, Any] = {}
@@ -122,7 +140,10 @@ class ArmConfig:
         unknown = sorted(set(raw) - set(conversions))
         if unknown:
             raise ValueError(f"unknown arm settings {unknown}; known: {sorted(set(conversions) | serial_names)}")
-        for key, value in raw.items():
-            name, convert = conversions[key]
-            converted[name] = convert(value)
-        return cls(**converted, serial=SerialConfig(**serial_values))
+        try:
+            for key, value in raw.items():
+                name, convert = conversions[key]
+                converted[name] = convert(value)
+            return cls(**converted, serial=SerialConfig(**serial_values))
+        except (TypeError, AttributeError) as error:
+            raise ValueError(f"arm settings: a value of the wrong kind ({error})") from None

@@ -1,4 +1,5 @@
-"""`c4robot calibrate arm` and `calibrate drops` on hardware: the person moves or jogs the arm at a terminal."""
+"""`c4robot calibrate arm` and `calibrate drops` on hardware: the person moves or jogs the arm at a terminal;
+`calibrate arm --from-lerobot` imports LeRobot's calibration of the arm instead."""
 
 from __future__ import annotations
 
@@ -14,6 +15,44 @@ if TYPE_CHECKING:  # numpy loads where it is used: `c4robot move` does without i
     import numpy as np
 
 
+def add_lerobot_options(parser: argparse.ArgumentParser) -> None:
+    """`--from-lerobot [PATH]` and `--id ID` of `calibrate arm`."""
+    parser.add_argument(
+        "--from-lerobot",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="PATH",
+        help="import LeRobot's calibration of an SO-100/SO-101 follower (a JSON file, or --id's file in "
+        "LeRobot's folder, which $HF_LEROBOT_CALIBRATION moves) instead of recording by hand",
+    )
+    parser.add_argument(
+        "--id", dest="lerobot_id", default=None, help="import LeRobot's file of the arm with this --robot.id"
+    )
+
+
+def run_lerobot_import(args: argparse.Namespace) -> int:
+    """Read LeRobot's calibration file into the setup's [arm] section (the rest of the file kept as it was)."""
+    import dataclasses
+
+    from calibration.lerobot import path_for_id, read_arm_settings
+    from robot.arm import ArmConfig
+
+    if args.sim:
+        raise ValueError("--from-lerobot reads a file and moves no arm: drop --sim")
+    if args.from_lerobot and args.lerobot_id:
+        raise ValueError("give --from-lerobot PATH or --id ID, not both")
+    if not args.from_lerobot and not args.lerobot_id:
+        raise ValueError("--from-lerobot needs the file's PATH, or --id ID to find it in LeRobot's folder")
+    path = args.from_lerobot or path_for_id(args.lerobot_id)
+    setup = load_setup(args)
+    arm = {**setup.arm, **read_arm_settings(path), **({"port": args.serial} if args.serial else {})}
+    ArmConfig.from_dict(arm)  # what `play` will read must be usable before it is saved
+    print(f"imported {path}: servos {arm['servo_ids']}, directions {arm['servo_directions']}")
+    save_setup(args, dataclasses.replace(setup, arm=arm))
+    return 0
+
+
 def run_servo_ranges(args: argparse.Namespace) -> int:
     """Record the Feetech servos' middles and ranges (calibration.servo_range) into the [arm] settings."""
     import dataclasses
@@ -22,6 +61,8 @@ def run_servo_ranges(args: argparse.Namespace) -> int:
     from robot.arm import ArmConfig
     from robot.arm.drivers.feetech import FeetechArm
 
+    if args.from_lerobot is not None or args.lerobot_id:
+        return run_lerobot_import(args)
     if args.sim:
         raise ValueError(
             "`calibrate arm` measures a real servo bus (the simulated arms need no calibration): drop --sim"

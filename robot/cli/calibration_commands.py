@@ -14,7 +14,7 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
-from robot.cli.arm_calibration_commands import run_jogged_drops, run_servo_ranges
+from robot.cli.arm_calibration_commands import add_lerobot_options, run_jogged_drops, run_servo_ranges
 from robot.cli.calibration_io import camera_source, load_setup, print_checks, read_frame, save_setup
 from robot.cli.common import COMMON, bounded_int, finite_float
 
@@ -129,6 +129,7 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
         "arm", parents=[setup], help="a Feetech servo arm (SO-100/SO-101): each joint's middle and range, by hand"
     )
     servos.add_argument("--serial", default=None, help="the servo bus's port (default: the file's [arm] port)")
+    add_lerobot_options(servos)
     servos.set_defaults(run=run_servo_ranges)
 
     show = steps.add_parser("show", parents=[setup], help="print the calibration file")

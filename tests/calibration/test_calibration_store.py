@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import tomllib
@@ -182,3 +183,20 @@ def test_drops_must_match_the_board(tmp_path: Path) -> None:
     assert setup.drop_pose(6) == setup.drops[6]
     with pytest.raises(LookupError, match="column 8"):
         setup.drop_pose(7)
+
+
+def test_saving_over_a_file_keeps_its_comments_order_and_untouched_values(tmp_path: Path) -> None:
+    path = tmp_path / "setup.toml"
+    path.write_text(
+        "# the kitchen table\nschema_version = 1\n\n[arm]\n# the bus\nport = '/dev/ttyACM0'  # left port\n"
+        "velocity_deg_s = 60\nretries = 3\n"
+    )
+    setup = dataclasses.replace(full_setup(), arm={"port": "/dev/ttyACM0", "velocity_deg_s": 45, "protocol": "feetech"})
+    store.save(setup, path)
+    text = path.read_text()
+    assert text.startswith("# the kitchen table\n") and "# the bus\nport = '/dev/ttyACM0'  # left port\n" in text
+    assert "velocity_deg_s = 45" in text and "retries" not in text  # changed and removed as the setup says
+    assert_setups_close(store.load(path), setup)
+    store.save(dataclasses.replace(setup, drops=setup.drops[::-1]), path)  # a section's values replaced in place
+    assert_setups_close(store.load(path), dataclasses.replace(setup, drops=setup.drops[::-1]))
+    assert "# left port" in path.read_text()
