@@ -1,7 +1,8 @@
 """Who plays against the robot in a simulated game: a policy that picks the simulated person's column.
 
 On the real board the person plays by hand and no policy is needed; in the simulation a policy stands in
-for the person: uniformly random, an engine level, or columns typed at the terminal.
+for the person: one who plays as people do at a skill level (`person:LEVEL`, the default), uniformly
+random, an engine level, or columns typed at the terminal.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Protocol
 
 from engine import Position
 from engine.search import Limit, search
+from robot.game.person_policy import DEFAULT_SKILL, SKILLS, PersonOpponent
 
 
 class Opponent(Protocol):
@@ -70,8 +72,14 @@ class TypedOpponent:
             self.tell(f"{shown!r} is not a column: type a number from 1 to {position.width}.")
 
 
+OPPONENT_HELP = (
+    f"person (a person of middling skill, person:{DEFAULT_SKILL}), person:LEVEL (1 beginner .. {max(SKILLS)} strong), "
+    "random, engine:LEVEL (1..10) or human (you type the columns)"
+)
+
+
 def parse_opponent(text: str, rng: random.Random, ask: Callable[[str], str], tell: Callable[[str], None]) -> Opponent:
-    """The opponent named on the command line: `human`, `random` or `engine:LEVEL` (LEVEL 1..10).
+    """The opponent named on the command line: `person`, `person:LEVEL`, `human`, `random` or `engine:LEVEL`.
 
     Raises ValueError naming the text when it is none of those.
     """
@@ -79,8 +87,15 @@ def parse_opponent(text: str, rng: random.Random, ask: Callable[[str], str], tel
         return RandomOpponent(rng)
     if text == "human":
         return TypedOpponent(ask, tell)
+    if text == "person":
+        return PersonOpponent(DEFAULT_SKILL, rng)
     kind, _, level = text.partition(":")
     if kind == "engine" and level.isdigit() and 1 <= int(level) <= 10:
         return EngineOpponent(int(level), rng)
+    if kind == "person" and level.isdigit() and int(level) in SKILLS:
+        return PersonOpponent(int(level), rng)
     shown = text if len(text) <= 30 else text[:27] + "..."
-    raise ValueError(f"unknown opponent {shown!r}: use human, random or engine:LEVEL with LEVEL 1 to 10")
+    raise ValueError(
+        f"unknown opponent {shown!r}: use person, person:LEVEL (1 to {max(SKILLS)}), human, random "
+        "or engine:LEVEL (1 to 10)"
+    )
