@@ -1,11 +1,12 @@
 """`--record DIR`: a video of the game a person wants to watch, and each move's frame as a PNG.
 
-`game.mp4` (RECORD_FPS frames a second) shows the webcam with what vision read drawn on it beside a wide
-view of the whole arm and board, over captions: whose turn, what was said (the column played), the
-engine's verdict of every column; at the end the winning four is ringed for a few seconds. In the
-simulation a `sim.video.Film` hands the recorder frames at a steady rate of simulated time while the arm
-moves and discs fall (`on_film`), so the video runs in real time and vision's latest reading is drawn on
-each; on the real table the video is the frames the game looked at. `move_NN.png` is the frame that confirmed each move; with `png_frames` every video frame is also a PNG.
+`game.mp4` (H.264 that browsers play, `robot.game.video_file`; RECORD_FPS frames a second) shows the webcam
+with what vision read drawn on it beside a wide view of the whole arm and board, over captions: whose turn,
+what was said (the column played), the engine's verdict of every column; at the end the winning four is ringed
+for a few seconds. In the simulation a `sim.video.Film` hands the recorder frames at a steady rate of
+simulated time while the arm moves and discs fall (`on_film`), so the video runs in real time and vision's
+latest reading is drawn on each; on the real table the video is the frames the game looked at. `move_NN.png`
+is the frame that confirmed each move; with `png_frames` every video frame is also a PNG.
 The recorder is a `GameObserver` (`Game.watch(recorder)`).
 """
 
@@ -16,6 +17,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from robot.game.video_file import VideoFile
 from robot.view.verdicts import column_verdicts
 from vision import BoardReading
 from vision.overlay import draw_reading
@@ -46,7 +48,7 @@ class Recorder:
         if self.frames_folder is not None:
             self.frames_folder.mkdir(exist_ok=True)
         self.frames_written = 0
-        self._video: cv2.VideoWriter | None = None
+        self._video: VideoFile | None = None
         self._size: tuple[int, int] | None = None  # (width, height) of the video, fixed by its first frame
         self._last_webcam: np.ndarray | None = None
         self._reading: BoardReading | None = None
@@ -93,7 +95,7 @@ class Recorder:
             final = self._compose(self._last_webcam, self._wide, four=state["winning_cells"])
             for _ in range(round(END_HOLD_S * self.fps)):
                 self._write(final)
-        self._video.release()
+        self._video.close()
         self._video = None
 
     # -- drawing -------------------------------------------------------------------------------
@@ -148,10 +150,7 @@ class Recorder:
     def _write(self, image: np.ndarray) -> None:
         if self._video is None:
             self._size = image.shape[1], image.shape[0]
-            path = str(self.folder / "game.mp4")
-            self._video = cv2.VideoWriter(path, cv2.VideoWriter_fourcc(*"mp4v"), self.fps, self._size)
-            if not self._video.isOpened():
-                raise OSError(f"cannot write a video to {path}: check that the folder is writable")
+            self._video = VideoFile(self.folder / "game.mp4", self.fps, self._size)
         if (image.shape[1], image.shape[0]) != self._size:
             image = cv2.resize(image, self._size)  # a camera that changed its resolution
         self._video.write(image)
