@@ -44,6 +44,7 @@ class SerialConfig:
     servo_ranges: tuple[tuple[int, int], ...] = ()
     servo_homing_offsets: tuple[int, ...] = ()
     servo_limits: tuple[tuple[int, int], ...] = ()
+    servo_return_delay_us: int = 0  # each servo's answer delay, set at connect (0: answer at once, as LeRobot does)
 
     def __post_init__(self) -> None:
         for name in ("servo_ids", "servo_middles", "servo_directions", "servo_homing_offsets"):
@@ -55,6 +56,8 @@ class SerialConfig:
                 raise ValueError(f"{name} has {len(getattr(self, name))} values for {len(self.servo_ids)} servo ids")
         if any(d not in (1, -1) for d in self.servo_directions):
             raise ValueError(f"servo_directions {self.servo_directions}: each is 1 or -1")
+        if not 0 <= self.servo_return_delay_us <= 510 or self.servo_return_delay_us % 2:
+            raise ValueError(f"servo_return_delay_us {self.servo_return_delay_us}: an even number of us, 0..510")
         for name in ("servo_ranges", "servo_limits"):
             if any(not 0 <= low < high <= 4095 for low, high in getattr(self, name)):
                 raise ValueError(f"{name} {getattr(self, name)}: each is [low, high] with 0 <= low < high <= 4095")

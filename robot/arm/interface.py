@@ -45,13 +45,16 @@ class ArmCommandError(RuntimeError):
 
 @dataclass(frozen=True)
 class ArmStatus:
-    """A snapshot of the arm: connected, moving, holding a disc, joint angles, last error."""
+    """A snapshot of the arm: connected, moving, holding a disc, joint angles, last error, and where the arm
+    reports them, each motor's temperature and supply voltage."""
 
     connected: bool
     moving: bool
     gripping: bool
     joints_rad: tuple[float, ...]
     error: str | None = None
+    temperatures_c: tuple[float, ...] = ()
+    voltages_v: tuple[float, ...] = ()
 
 
 @runtime_checkable

@@ -25,6 +25,7 @@ import numpy as np
 from robot.arm import Arm, ArmCommandError, ArmConfig, ArmResetError, SerialConfig
 from robot.arm.drivers import feetech_wire
 from robot.arm.drivers.feetech import SO101_LAYOUT, FeetechArm
+from robot.arm.drivers.feetech_servos import wanted_eeprom
 from robot.arm.drivers.gcode import GcodeArm
 from robot.arm.drivers.joint_serial import JointSerialArm
 from robot.arm.drivers.serial_link import PortLostError
@@ -123,7 +124,13 @@ class _Table:
                 j.servo_id: feetech_wire.ticks_from_rad(a, j.middle, j.direction)
                 for j, a in zip(SO101_LAYOUT.joints, self.home, strict=True)
             }
-            return FakeFeetechBus({**ticks, SO101_LAYOUT.gripper_id: SO101_LAYOUT.gripper_open}, **kwargs)
+            gripper = SO101_LAYOUT.gripper_id
+            disc = (SO101_LAYOUT.gripper_open + SO101_LAYOUT.gripper_closed) // 2  # a disc between the jaws
+            bus = FakeFeetechBus({**ticks, gripper: SO101_LAYOUT.gripper_open}, jaw_stops={gripper: disc}, **kwargs)
+            for servo_id in SO101_LAYOUT.ids:  # as LeRobot's calibration or an earlier session left the EEPROM
+                for address, data in wanted_eeprom(servo_id == gripper, 0).items():
+                    bus.set_eeprom(servo_id, address, data)
+            return bus
         start_mm = tuple(float(v) for v in self.chain.forward(self.home)[:3, 3] * 1000.0)
         wrist_deg = 90.0 + math.degrees(self.home[-1])
         return (FakeUarm if protocol == "uarm" else FakeGrbl)(start_mm, wrist_deg, **kwargs)

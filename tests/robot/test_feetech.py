@@ -45,8 +45,8 @@ def test_angles_map_to_ticks_through_middle_and_direction() -> None:
 
 
 def test_the_driver_moves_several_servos_on_one_bus_and_grips() -> None:
-    ticks = dict.fromkeys(SO101_LAYOUT.ids, 2048)
-    with FakeFeetechBus(ticks) as bus:
+    ticks = {**dict.fromkeys(SO101_LAYOUT.ids, 2048), SO101_LAYOUT.gripper_id: SO101_LAYOUT.gripper_open}
+    with FakeFeetechBus(ticks, jaw_stops={SO101_LAYOUT.gripper_id: 2250}) as bus:
         config = ArmConfig(serial=SerialConfig(port=bus.port, protocol="feetech", reply_timeout_s=0.3))
         assert config.serial.baud_rate == wire.DEFAULT_BAUD_RATE
         with FeetechArm(config) as arm:
@@ -54,8 +54,11 @@ def test_the_driver_moves_several_servos_on_one_bus_and_grips() -> None:
             arm.follow(JointTrajectory.through([arm.joint_state(), target], config.limits(5)))
             np.testing.assert_allclose(arm.joint_state(), target, atol=0.01)
             assert arm.grip() and arm.status().gripping
-    assert [c for c in bus.executed if c.startswith("WRITE")][:6] == [f"WRITE {i} 40 01" for i in SO101_LAYOUT.ids]
-    assert bus.executed[-1] == f"WRITE 6 42 {wire.word(SO101_LAYOUT.gripper_closed).hex()}"
+    assert [c for c in bus.executed if c.startswith("WRITE") and " 40 " in c] == [
+        f"WRITE {i} 40 01" for i in SO101_LAYOUT.ids
+    ]
+    closing = f"WRITE 6 42 {wire.word(SO101_LAYOUT.gripper_closed).hex()}"
+    assert bus.executed[-2:] == [closing, f"WRITE 6 42 {wire.word(2250).hex()}"]  # then held where it stopped
 
 
 def test_calibrate_arm_records_middles_and_ranges_and_the_driver_keeps_to_them() -> None:

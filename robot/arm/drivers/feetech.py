@@ -1,19 +1,23 @@
 """Driver for arms of Feetech STS3215 bus servos (the SO-100 / SO-101), speaking the protocol itself over pyserial.
 
-The packets are in `feetech_wire` (with where every address and the checksum rule were checked).
-Joint angles map to servo ticks through each joint's calibration: the tick count at angle 0 (its
-middle) and its direction. A trajectory is streamed as goal positions of all arm joints in one
-broadcast SYNC WRITE every `stream_period_s`, paced by the wall clock; the gripper servo holds the
-disc (closed = gripping).
+The packets are in `feetech_wire` (with where every address and the checksum rule were checked), their
+exchange in `feetech_link`, what is checked and set at connect in `feetech_servos`. Joint angles map to
+servo ticks through each joint's calibration: the tick count at angle 0 (its middle) and its direction.
+A trajectory is streamed as goal positions of all arm joints in one broadcast SYNC WRITE every
+`stream_period_s`, paced by the wall clock.
 
-It keeps the driver contract of `robot.arm.interface`. A broadcast gets no answer, so after each
-one the driver reads every servo's torque-enable and goal registers back: a goal that is not there
-means the packet was lost on the wire and never ran, so it is sent once more (the servos say it did
-not run; nothing is repeated blindly); a servo with its torque off has powered up again, which is a
-reset (`ArmResetError`), seen within one command. A write to one servo is answered; when the answer
-is lost the register is read back instead of writing again. An error bit in a servo's status packet
-(overload, overheat, voltage ...) is an `ArmCommandError` naming the servo. On any error the arm is
-held where it stands (goal = present position, torque kept on) before the error goes up.
+It keeps the driver contract of `robot.arm.interface`. A broadcast gets no answer, so after each one
+the driver reads every servo's torque-enable and goal registers back in one SYNC READ, the gripper's
+too: a goal that is not there means the packet was lost on the wire and never ran, so it is sent once
+more (nothing is repeated blindly); a servo with its torque off has powered up again, which is a
+restart (`ArmResetError`), seen within one command. Goals stay within the tighter of the setup's
+range and the servo's own limits; a goal clamped there is logged and counted in `clamps`. On any
+error the arm is held where it stands (goal = present position, torque kept on) before the error
+goes up.
+
+The gripper closes towards the closed end of its recorded range with its torque limited; where it
+stops short pushing, it holds a disc, and its goal is set to where it stands (never held against the
+disc at its limit); where it arrives, it closed on nothing, and `grip()` says so.
 """
 
 from __future__ import annotations
@@ -26,9 +30,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from robot.arm import Arm, ArmCommandError, ArmConfig, ArmResetError, ArmStatus, SerialConfig
+from robot.arm import Arm, ArmCommandError, ArmConfig, ArmStatus, SerialConfig
+from robot.arm.drivers import feetech_servos as servos
 from robot.arm.drivers import feetech_wire as wire
-from robot.arm.drivers.serial_link import Deadline, LineLink, PortLostError
+from robot.arm.drivers.feetech_link import ServoLink
+from robot.arm.drivers.serial_link import Deadline
 from robot.arm.trajectory import JointTrajectory
 
 log = logging.getLogger(__name__)
@@ -36,6 +42,10 @@ log = logging.getLogger(__name__)
 SETTLE_MARGIN_S = 3.0
 POLL_S = 0.01
 ARRIVED_TICKS = 8
+CLAMP_TOLERANCE_TICKS = 46  # about 4 degrees: farther past the range is a plan that does not fit, refused
+GRIPPER_OPEN_FRACTION = 0.9  # open this far from the closed end of the gripper's range
+STATUS_FIRST, STATUS_LENGTH = wire.PRESENT_POSITION, wire.MOVING + 1 - wire.PRESENT_POSITION
+SO101_NAMES = ("shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_flex", "wrist_roll", "gripper")
 
 
 @dataclass(frozen=True)
@@ -49,13 +59,15 @@ class ServoJoint:
 
 @dataclass(frozen=True)
 class FeetechLayout:
-    """Which servos are the arm's joints and which the gripper, and the gripper's open and closed ticks."""
+    """Which servos are the arm's joints and which the gripper, the gripper's open and closed ticks, each
+    servo's calibrated range, and the joints' names for messages."""
 
     joints: tuple[ServoJoint, ...]
     gripper_id: int
     gripper_open: int = 2048 + 600
     gripper_closed: int = 2048
     ranges: dict[int, tuple[int, int]] = field(default_factory=dict)  # calibrated ticks per servo id
+    names: dict[int, str] = field(default_factory=dict)
 
     @property
     def ids(self) -> tuple[int, ...]:
@@ -63,13 +75,22 @@ class FeetechLayout:
 
     @classmethod
     def from_settings(cls, serial: SerialConfig) -> FeetechLayout:
-        """The layout the `[arm]` settings give (servo ids, middles, directions and ranges from calibration)."""
+        """The layout the `[arm]` settings give: open and closed from the gripper's range where it has one (closed
+        at the end its direction closes to), else the middle and 600 ticks past it."""
         ids = serial.servo_ids
         middles = serial.servo_middles or (wire.TICKS_PER_TURN // 2,) * len(ids)
         directions = serial.servo_directions or (1,) * len(ids)
         joints = tuple(ServoJoint(*values) for values in zip(ids[:-1], middles[:-1], directions[:-1], strict=True))
         ranges = dict(zip(ids, serial.servo_ranges, strict=True)) if serial.servo_ranges else {}
-        return cls(joints, ids[-1], middles[-1] + 600 * directions[-1], middles[-1], ranges)
+        names = dict(zip(ids, SO101_NAMES, strict=False)) if len(ids) == len(SO101_NAMES) else {}
+        direction = directions[-1]
+        if ids[-1] in ranges:
+            low, high = ranges[ids[-1]]
+            closed = low if direction > 0 else high
+            opened = round(closed + direction * GRIPPER_OPEN_FRACTION * (high - low))
+        else:
+            closed, opened = middles[-1], middles[-1] + 600 * direction
+        return cls(joints, ids[-1], opened, closed, ranges, names)
 
 
 # The SO-100 / SO-101 as LeRobot numbers its servos: shoulder pan 1, shoulder lift 2, elbow flex 3,
@@ -85,11 +106,11 @@ class FeetechArm(Arm):
         self.settings = config.serial
         self.layout = layout or FeetechLayout.from_settings(config.serial)
         self.dof = len(self.layout.joints)
-        self.link = LineLink(self.settings.port, self.settings.baud_rate)
-        self._buffer = bytearray()
-        self._gripping = False
-        self._stopping = False  # a stop holds the arm even when a servo reports an error
-        self._enabled: set[int] = set()  # servos whose torque this driver switched on
+        self.bus = ServoLink(self.settings, self.layout.names)
+        self.link = self.bus.link
+        self.allowed: dict[int, tuple[int, int]] = {}  # goal ranges: the setup's within the servo's limits
+        self.clamps: list[tuple[int, int, int]] = []  # (servo id, asked, sent) for every clamped goal
+        self.grip_sense: servos.GripSense | None = None
 
     @property
     def port(self) -> str:
@@ -98,10 +119,11 @@ class FeetechArm(Arm):
     # -- link ------------------------------------------------------------------------------
 
     def connect(self) -> None:
-        """Open the bus, find every servo (PING), switch torque on."""
+        """Open the bus, find every servo (PING), check and set their EEPROM, switch torque on."""
         self.link.open()
         try:
             self._find_servos()
+            self._check_eeprom()
             self._holding_on_error(lambda: self.set_torque(True))
         except BaseException:
             self.link.close()
@@ -114,7 +136,7 @@ class FeetechArm(Arm):
         deadline = Deadline(self.settings.handshake_timeout_s)
         missing = list(self.layout.ids)
         while missing and not deadline.is_expired:
-            missing = [i for i in missing if self._exchange(wire.instruction(i, wire.PING), i) is None]
+            missing = [i for i in missing if self.bus.exchange(wire.instruction(i, wire.PING), i) is None]
         if len(missing) == len(self.layout.ids):
             raise TimeoutError(
                 f"servo bus on {self.port} is silent: no servo answered in {self.settings.handshake_timeout_s:.0f} s; "
@@ -125,144 +147,107 @@ class FeetechArm(Arm):
                 f"servo bus on {self.port}: servos {missing} do not answer; check their cables and ids"
             )
 
-    def _exchange(self, packet: bytes, servo_id: int, reply_bytes: int = 0) -> wire.Packet | None:
-        """Send `packet` and wait for `servo_id`'s status packet with `reply_bytes` of data; None when none comes
-        in time. A status packet of another length is a late answer to an earlier packet, and is skipped."""
-        self._buffer.clear()
-        self.link.discard_input()
-        self.link.write(packet)
-        deadline = Deadline(self.settings.reply_timeout_s)
-        while True:
-            try:
-                answer = wire.take_packet(self._buffer)
-            except wire.FeetechWireError as error:
-                log.info("servo bus on %s: dropped a garbled packet: %s", self.port, error)
-                continue
-            if answer is not None and answer.servo_id == servo_id and len(answer.params) == reply_bytes:
-                if answer.code and not self._stopping:
-                    raise ArmCommandError(f"servo {servo_id} on {self.port} reports {answer.error_text}")
-                return answer
-            if answer is None:
-                data = self.link.read_bytes(deadline)
-                if not data:
-                    return None
-                self._buffer += data
-
-    def _request(self, packet: bytes, servo_id: int, reply_bytes: int = 0) -> wire.Packet:
-        """A query (PING, READ): asking again after a lost answer changes nothing."""
-        for _ in range(self.settings.retries + 1):
-            try:
-                answer = self._exchange(packet, servo_id, reply_bytes)
-            except PortLostError:
-                log.warning("servo bus on %s: port lost, reconnecting", self.port)
-                self.link.reopen(self.settings.reconnect_attempts)
-                continue
-            if answer is not None:
-                return answer
-        raise TimeoutError(
-            f"servo {servo_id} on {self.port} did not answer {self.settings.retries + 1} times: check its cable"
-        )
-
-    def _read(self, servo_id: int, address: int, length: int) -> bytes:
-        return self._request(wire.read(servo_id, address, length), servo_id, length).params
-
-    def _write(self, servo_id: int, address: int, data: bytes) -> None:
-        """One register write; a lost answer is settled by reading the register back, after checking that
-        no servo whose torque is on has restarted meanwhile (its torque would be off)."""
-        for _ in range(self.settings.retries + 1):
-            try:
-                if self._exchange(wire.write(servo_id, address, data), servo_id) is not None:
-                    self._note_torque(servo_id, address, data)
-                    return
-            except PortLostError:
-                self.link.reopen(self.settings.reconnect_attempts)
-            for enabled in self._enabled - ({servo_id} if address == wire.TORQUE_ENABLE else set()):
-                self._check_powered(enabled, self._read(enabled, wire.TORQUE_ENABLE, 1)[0])
-            if self._read(servo_id, address, len(data)) == data:
-                self._note_torque(servo_id, address, data)
-                return
-        raise TimeoutError(f"servo {servo_id} on {self.port} did not take a write to register {address}")
-
-    def _note_torque(self, servo_id: int, address: int, data: bytes) -> None:
-        """Keep track of the servos whose torque is on: finding one of them off means it restarted."""
-        if address == wire.TORQUE_ENABLE:
-            (self._enabled.add if data[0] else self._enabled.discard)(servo_id)
+    def _check_eeprom(self) -> None:
+        """Each servo's offset and limits against the setup, goals' ranges from both, the gripper's protection."""
+        serial, ids = self.settings, self.layout.ids
+        offsets = dict(zip(ids, serial.servo_homing_offsets, strict=True)) if serial.servo_homing_offsets else {}
+        limits = dict(zip(ids, serial.servo_limits, strict=True)) if serial.servo_limits else {}
+        eeproms = self.bus.read_all(ids, servos.EEPROM_FIRST, servos.EEPROM_LENGTH)
+        for servo_id in ids:
+            eeprom = servos.ServoEeprom.parse(eeproms[servo_id])
+            where = f"{self.bus.name(servo_id)} on {self.port}"
+            servos.check_against_setup(where, eeprom, offsets.get(servo_id), limits.get(servo_id))
+            self.allowed[servo_id] = servos.tighter_range(self.layout.ranges.get(servo_id), eeprom.limits, where)
+            wanted = servos.wanted_eeprom(servo_id == self.layout.gripper_id, serial.servo_return_delay_us)
+            self.bus.write_eeprom(servo_id, wanted, eeprom.registers)
+        gripper = self.layout.gripper_id
+        if wire.read_word(self.bus.read(gripper, wire.TORQUE_LIMIT, 2)) > servos.GRIPPER_TORQUE_LIMIT:
+            self.bus.write(gripper, wire.TORQUE_LIMIT, wire.word(servos.GRIPPER_TORQUE_LIMIT))
 
     def _sync_goals(self, goals: dict[int, int]) -> None:
         """Goal positions of several servos in one broadcast, checked by reading them back."""
         for _ in range(self.settings.retries + 1):
-            try:
-                self.link.write(wire.sync_write(wire.GOAL_POSITION, {i: wire.word(t) for i, t in goals.items()}))
-            except PortLostError:
-                self.link.reopen(self.settings.reconnect_attempts)
+            self.bus.sync_write(wire.GOAL_POSITION, {i: wire.word(t) for i, t in goals.items()})
             if self._goals_taken(goals):
                 return
             log.info("servo bus on %s: a goal broadcast was lost, sending it again", self.port)
         raise TimeoutError(f"servos on {self.port} did not take their goal positions: check the bus's cables")
 
     def _goals_taken(self, goals: dict[int, int]) -> bool:
-        taken = True
-        for servo_id, ticks in goals.items():
-            data = self._read(servo_id, wire.TORQUE_ENABLE, 4)  # torque enable, acceleration, goal position
-            self._check_powered(servo_id, data[0])
-            taken &= wire.read_word(data, 2) == ticks
-        return taken
+        """Every servo's torque enable (a restart switches it off) and the joints' goals, in one SYNC READ."""
+        data = self.bus.read_all(self.layout.ids, wire.TORQUE_ENABLE, 4)  # torque, acceleration, goal position
+        self.bus.check_powered({i: d[:1] for i, d in data.items()})
+        return all(wire.read_word(data[i], 2) == ticks for i, ticks in goals.items())
 
-    def _check_powered(self, servo_id: int, torque_enable: int) -> None:
-        """A servo powers up with its torque off: finding it off after connect means it restarted."""
-        if torque_enable == 0:
-            raise ArmResetError(
-                f"servo {servo_id} on {self.port} restarted (its torque is off) and the arm lost its motion: "
-                "check the servos' power supply, clear the arm's way, then home it and play on"
-            )
+    def _present(self, ids: tuple[int, ...]) -> dict[int, bytes]:
+        """Position .. moving registers (56..66) of `ids`: position, speed, load, voltage, temperature, moving."""
+        return self.bus.read_all(ids, STATUS_FIRST, STATUS_LENGTH)
 
     def _present_ticks(self) -> dict[int, int]:
         """Where the arm's joint servos stand (the gripper's is read on its own)."""
-        return {
-            j.servo_id: wire.read_word(self._read(j.servo_id, wire.PRESENT_POSITION, 2)) for j in self.layout.joints
-        }
-
-    def _set_gripper(self, ticks: int) -> None:
-        """Close or open the gripper and wait until it stands (closed on a disc it stalls short of its goal)."""
-        gripper = self.layout.gripper_id
-        self._write(gripper, wire.GOAL_POSITION, wire.word(ticks))
-        deadline = Deadline(SETTLE_MARGIN_S)
-        while self._read(gripper, wire.MOVING, 1)[0] and not deadline.is_expired:
-            time.sleep(POLL_S)
+        ids = tuple(j.servo_id for j in self.layout.joints)
+        return {i: wire.read_word(d) for i, d in self.bus.read_all(ids, wire.PRESENT_POSITION, 2).items()}
 
     def _ticks(self, q: np.ndarray) -> dict[int, int]:
-        """Goal ticks of the joints; ArmCommandError for a goal beyond a joint's calibrated range."""
-        goals = {
-            j.servo_id: wire.ticks_from_rad(float(a), j.middle, j.direction)
-            for j, a in zip(self.layout.joints, q, strict=True)
-        }
-        for servo_id, ticks in goals.items():
-            low, high = self.layout.ranges.get(servo_id, (0, wire.TICKS_PER_TURN - 1))
-            if not low <= ticks <= high:
+        """Goal ticks of the joints within their allowed ranges: a goal a little past is clamped and logged, one
+        far past is an ArmCommandError (the plan does not fit the arm)."""
+        goals = {}
+        for joint, angle in zip(self.layout.joints, q, strict=True):
+            ticks = wire.ticks_from_rad(float(angle), joint.middle, joint.direction)
+            low, high = self.allowed.get(joint.servo_id, (0, wire.TICKS_PER_TURN - 1))
+            if not low - CLAMP_TOLERANCE_TICKS <= ticks <= high + CLAMP_TOLERANCE_TICKS:
                 raise ArmCommandError(
-                    f"servo {servo_id} on {self.port}: goal {ticks} is beyond its calibrated range {low}..{high}; "
-                    "check the planner's joint limits or run `c4robot calibrate arm` again"
+                    f"{self.bus.name(joint.servo_id)} on {self.port}: goal {ticks} is beyond its calibrated range "
+                    f"{low}..{high}; check the planner's joint limits or run `c4robot calibrate arm` again"
+                )
+            goals[joint.servo_id] = min(max(ticks, low), high)
+            if goals[joint.servo_id] != ticks:
+                self.clamps.append((joint.servo_id, ticks, goals[joint.servo_id]))
+                log.warning(
+                    "%s on %s: goal %d clamped to %d, the edge of its range %d..%d",
+                    self.bus.name(joint.servo_id),
+                    self.port,
+                    ticks,
+                    goals[joint.servo_id],
+                    low,
+                    high,
                 )
         return goals
 
     def servo_ticks(self) -> dict[int, int]:
         """Every servo's present position in ticks (the gripper's too), for calibration."""
-        return {i: wire.read_word(self._read(i, wire.PRESENT_POSITION, 2)) for i in self.layout.ids}
+        return {i: wire.read_word(d) for i, d in self.bus.read_all(self.layout.ids, wire.PRESENT_POSITION, 2).items()}
 
     def set_torque(self, on: bool) -> None:
         """Torque on or off on every servo (off: the joints can be moved by hand, for calibration)."""
         for servo_id in self.layout.ids:
-            self._write(servo_id, wire.TORQUE_ENABLE, bytes([int(on)]))
+            self.bus.write(servo_id, wire.TORQUE_ENABLE, bytes([int(on)]))
 
     def _wait_arrived(self, goals: dict[int, int], timeout_s: float) -> None:
         deadline = Deadline(timeout_s)
         while True:
-            present = self._present_ticks()
-            if all(abs(present[i] - t) <= ARRIVED_TICKS for i, t in goals.items()):
+            present = self._present(tuple(goals))
+            short = {
+                i: wire.read_word(d) for i, d in present.items() if abs(wire.read_word(d) - goals[i]) > ARRIVED_TICKS
+            }
+            if not short:
                 return
+            standing = [i for i in short if not present[i][-1]]
+            if standing:
+                self._explain_standing(standing[0], short[standing[0]], goals[standing[0]])
             if deadline.is_expired:
                 raise TimeoutError(f"arm on {self.port} did not arrive in {timeout_s:.1f} s: check for a blocked joint")
             time.sleep(POLL_S)
+
+    def _explain_standing(self, servo_id: int, present: int, goal: int) -> None:
+        """A servo that stopped short of its goal: its limits changed behind our back, or something blocks it."""
+        eeprom = servos.ServoEeprom.parse(self.bus.read(servo_id, servos.EEPROM_FIRST, servos.EEPROM_LENGTH))
+        low, high = eeprom.limits
+        if not low <= goal <= high:
+            raise servos.ServoSetupError(
+                f"{self.bus.name(servo_id)} on {self.port} stopped at {present}, short of its goal {goal}: its "
+                f"position limits are now {low}..{high}, changed since connect; run `c4robot calibrate arm` again"
+            )
 
     def _holding_on_error(self, action: Callable[[], object]) -> object:
         try:
@@ -273,6 +258,43 @@ class FeetechArm(Arm):
                 with contextlib.suppress(Exception):
                     self.stop()
             raise
+
+    # -- the gripper -----------------------------------------------------------------------
+
+    def _close_gripper(self) -> servos.GripSense:
+        """Close until the gripper arrives (nothing held) or stops short pushing (a disc): then its goal is set
+        where it stands. Still pushing hard after that is overloaded, an ArmCommandError."""
+        gripper = self.layout.gripper_id
+        self.bus.write(gripper, wire.GOAL_POSITION, wire.word(self.layout.gripper_closed))
+        deadline, last = Deadline(SETTLE_MARGIN_S), None
+        while True:
+            data = self._present((gripper,))[gripper]
+            present, load = wire.read_word(data), wire.read_word(data, 4) & 0x3FF
+            if (not data[-1] or present == last) and (
+                sense := servos.sense_grip(present, self.layout.gripper_closed, load, ARRIVED_TICKS)
+            ):
+                break
+            if deadline.is_expired:
+                raise TimeoutError(f"the gripper on {self.port} did not close in {SETTLE_MARGIN_S:.0f} s")
+            last = present
+            time.sleep(POLL_S)
+        if sense is servos.GripSense.HOLDING:
+            self.bus.write(gripper, wire.GOAL_POSITION, wire.word(present))
+            time.sleep(POLL_S)
+            load = wire.read_word(self.bus.read(gripper, wire.PRESENT_LOAD, 2)) & 0x3FF
+            if load >= servos.OVERLOADED_LOAD:
+                raise ArmCommandError(
+                    f"the gripper on {self.port} is overloaded (load {load / 10:.0f} % with its goal where it "
+                    "stands): check what it holds and its jaws"
+                )
+        return sense
+
+    def _open_gripper(self) -> None:
+        gripper = self.layout.gripper_id
+        self.bus.write(gripper, wire.GOAL_POSITION, wire.word(self.layout.gripper_open))
+        deadline = Deadline(SETTLE_MARGIN_S)
+        while self.bus.read(gripper, wire.MOVING, 1)[0] and not deadline.is_expired:
+            time.sleep(POLL_S)
 
     # -- Arm -------------------------------------------------------------------------------
 
@@ -305,27 +327,42 @@ class FeetechArm(Arm):
         self._holding_on_error(motion)
 
     def grip(self) -> bool:
-        self._holding_on_error(lambda: self._set_gripper(self.layout.gripper_closed))
-        self._gripping = True
-        return True
+        """Close the gripper; True when it senses a disc between its jaws."""
+        self.grip_sense = self._holding_on_error(self._close_gripper)
+        return self.grip_sense is servos.GripSense.HOLDING
 
     def release(self) -> None:
-        self._holding_on_error(lambda: self._set_gripper(self.layout.gripper_open))
-        self._gripping = False
+        self._holding_on_error(self._open_gripper)
+        self.grip_sense = None
 
     def stop(self) -> None:
-        """Hold every joint where it stands (goal = present position, torque stays on); the gripper keeps
-        squeezing, so a held disc does not drop."""
-        self._stopping = True
+        """Hold every joint where it stands (goal = present position, torque stays on); the gripper keeps its
+        goal, so a held disc does not drop."""
+        self.bus.stopping = True
         try:
             self._sync_goals(self._present_ticks())
         finally:
-            self._stopping = False
+            self.bus.stopping = False
 
     def status(self) -> ArmStatus:
-        q = self.joint_state()
-        moving = any(self._read(i, wire.MOVING, 1)[0] for i in self.layout.ids)
-        return ArmStatus(self.link.is_open, moving, self._gripping, tuple(float(v) for v in q))
+        """Joints, moving, the grip as sensed, and every servo's temperature and voltage; a hot servo is a
+        `ServoHotError` (from its status packet's overheat bit)."""
+        present = self._holding_on_error(lambda: self._present(self.layout.ids))
+        q = [
+            wire.rad_from_ticks(wire.read_word(present[j.servo_id]), j.middle, j.direction) for j in self.layout.joints
+        ]
+        gripper = wire.read_word(present[self.layout.gripper_id])
+        holding = (
+            self.grip_sense is servos.GripSense.HOLDING and abs(gripper - self.layout.gripper_closed) > ARRIVED_TICKS
+        )
+        return ArmStatus(
+            self.link.is_open,
+            any(present[i][-1] for i in self.layout.ids),
+            holding,
+            tuple(float(v) for v in q),
+            temperatures_c=tuple(float(present[i][7]) for i in self.layout.ids),
+            voltages_v=tuple(present[i][6] / 10.0 for i in self.layout.ids),
+        )
 
     def now_s(self) -> float:
         return time.monotonic()
