@@ -20,6 +20,32 @@ PROGRAM = "espeak-ng"
 WORDS_PER_MINUTE = 160  # a little slower than eSpeak's 175: the robot's sentences are dense
 MOST_WAITING = 2  # sentences queued behind the one being spoken; older ones are dropped
 SENTENCE_TIMEOUT_S = 30.0
+# The game's event kinds (robot.game.events.EventKind values) a person wants to hear: the robot's own lines,
+# what it asks of the person, every notice, the start and the end; not the echo of a move already announced,
+# nor file paths or the simulation's own checks.
+SPOKEN_KINDS = frozenset(
+    {
+        "game_started",
+        "game_resumed",
+        "person_turn",
+        "reminder",
+        "person_moved",
+        "robot_choice",
+        "disc_elsewhere",
+        "disc_fetched_again",
+        "arm_restarted",
+        "covered",
+        "two_discs",
+        "disc_removed",
+        "wrong_colour",
+        "floating_disc",
+        "board_not_found",
+        "board_unseen",
+        "board_covered",
+        "walked_away",
+        "game_over",
+    }
+)
 MISSING = f"--voice needs eSpeak NG (apt-get install {PROGRAM}), which is not installed: the game goes on silent."
 
 
@@ -66,6 +92,11 @@ class Voice:
             except queue.Empty:
                 break
         self._queue.put(sentence)
+
+    def say_event(self, kind: str, message: str) -> None:
+        """Say an event's sentence when its kind is one a person wants to hear (SPOKEN_KINDS)."""
+        if kind in SPOKEN_KINDS:
+            self.say(message)
 
     def close(self, wait_s: float = 15.0) -> None:
         """Speak what is queued (at most `wait_s` more), then stop."""

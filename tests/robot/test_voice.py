@@ -62,6 +62,16 @@ def test_saying_never_waits_and_closing_speaks_the_last_words(tmp_path: Path) ->
 
 
 @needs_espeak
+def test_only_the_kinds_a_person_wants_to_hear_are_spoken(tmp_path: Path) -> None:
+    voice = Voice(lambda message: None, to_folder=tmp_path)
+    voice.say_event("robot_moved", "I played column 4.")  # the echo of the choice already said
+    voice.say_event("log_kept_aside", "The game in /tmp/x.json was not finished.")
+    voice.say_event("game_over", "I win!")
+    voice.close()
+    assert voice.spoken == 1
+
+
+@needs_espeak
 def test_a_pile_of_sentences_keeps_the_newest(tmp_path: Path) -> None:
     voice = Voice(lambda message: None, to_folder=tmp_path)
     for column in range(1, 8):
