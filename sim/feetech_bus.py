@@ -86,6 +86,7 @@ class _Servo:
         self.registers[PRESENT_VOLTAGE] = VOLTAGE_DV
         self.position = float(ticks)
         self.set_word(GOAL_POSITION, ticks)
+        self.set_word(PRESENT_POSITION, ticks)
         self.jaw_stop = jaw_stop  # (tick count, +1 or -1: the side the jaws open to)
         self.temperature_c = AMBIENT_C
         self.load = 0
