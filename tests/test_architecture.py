@@ -1,14 +1,20 @@
-"""The layers of ARCHITECTURE.md, checked from the sources: every import points down, no circles.
+"""The layers of ARCHITECTURE.md, checked from the sources: every import points down, no circles, and every module
+is named on the page.
 
 Each module's imports are read with `ast` (top-level and inside functions alike; imports under
 `if TYPE_CHECKING:` are left out, as they never run). A module may import its own layer's modules and
 any lower layer's; `calibration.store` (the file format) may be read from anywhere; the simulated arm
 driver is the one arm module that may import `sim`.
+
+The page's module list has a bullet per package directory (`- **robot/arm/drivers/**: ...`, up to the next
+bullet); a module is named when its file's name, without `.py`, stands in backticks in its directory's bullet.
+A package's `__init__.py` is its directory's bullet itself.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -30,6 +36,7 @@ LAYERS = (
     ("robot", 6),
 )
 ALLOWED_UPWARD = {("robot.arm.drivers.sim", "sim")}  # the one place the arm layer meets the simulation
+ARCHITECTURE_PAGE = ROOT / "ARCHITECTURE.md"
 MODULE_LINE_LIMIT = 400
 LONG_MODULE_REASON = "Longer than 400 lines because"
 
@@ -139,3 +146,55 @@ def test_modules_stay_short_or_say_why(module: str) -> None:
     assert lines <= MODULE_LINE_LIMIT or LONG_MODULE_REASON in docstring, (
         f"{path.relative_to(ROOT)} has {lines} lines: split it, or say in its docstring '{LONG_MODULE_REASON} ...'"
     )
+
+
+def _named_on_page(text: str) -> dict[str, set[str]]:
+    """Each package directory's bullet on the architecture page (`engine/`, `robot/arm/drivers/`) and the names in
+    backticks in it."""
+    bullets = re.finditer(r"^- \*\*([\w/]+/)\*\*:(.*?)(?=^- |^#|\Z)", text, re.S | re.M)
+    return {bullet[1]: set(re.findall(r"`([^`]+)`", bullet[2])) for bullet in bullets}
+
+
+def _modules_missing_from(text: str) -> list[str]:
+    """A line for each module (`__init__.py` aside) that the page `text` does not name in its directory's bullet."""
+    named = _named_on_page(text)
+    missing = []
+    for path in sorted(_sources().values()):
+        if path.name == "__init__.py":
+            continue
+        package = path.parent.relative_to(ROOT).as_posix() + "/"
+        if package not in named:
+            missing.append(f"{path.relative_to(ROOT)}: the page has no bullet '- **{package}**: ...'")
+        elif path.stem not in named[package]:
+            missing.append(f"{path.relative_to(ROOT)}: name `{path.stem}` in the '- **{package}**' bullet")
+    return missing
+
+
+def test_every_module_is_named_on_the_architecture_page() -> None:
+    missing = _modules_missing_from(ARCHITECTURE_PAGE.read_text())
+    assert not missing, "modules ARCHITECTURE.md does not name:\n" + "\n".join(missing)
+
+
+def test_a_module_left_off_the_page_is_named_as_missing() -> None:
+    page = ARCHITECTURE_PAGE.read_text()
+    assert "`pairing`" in page and "- **robot/arm/drivers/**:" in page
+    without = page.replace("`pairing`", "pairing").replace("- **robot/arm/drivers/**:", "- drivers:")
+    missing = _modules_missing_from(without)
+    assert "engine/pairing.py: name `pairing` in the '- **engine/**' bullet" in missing
+    assert "robot/arm/drivers/gcode.py: the page has no bullet '- **robot/arm/drivers/**: ...'" in missing
+
+
+def test_the_architecture_page_names_no_module_that_is_gone() -> None:
+    """A lowercase name in backticks in a package's bullet is one of its modules or subpackages."""
+    gone = []
+    for package, names in sorted(_named_on_page(ARCHITECTURE_PAGE.read_text()).items()):
+        directory = ROOT / package
+        present = {child.stem for child in directory.iterdir()} if directory.is_dir() else set()
+        gone += [
+            f"`{name}` in the '- **{package}**' bullet"
+            for name in sorted(names)
+            if re.fullmatch(r"[a-z][a-z0-9_]*", name) and name not in present
+        ]
+        if not directory.is_dir():
+            gone.append(f"the '- **{package}**' bullet: no such directory")
+    assert not gone, "ARCHITECTURE.md names what is not there:\n" + "\n".join(gone)
