@@ -206,7 +206,7 @@ def _print_carried_drops(args: argparse.Namespace, config: object) -> int:
 
     # Each missed pick and rolling disc is a warning in a game; here the table counts them (-v shows them too).
     quieted = [logging.getLogger(name) for name in ("robot.arm.planner", "sim.world")]
-    if not getattr(args, "verbose", 0):
+    if not vars(args).get("verbose", 0):
         for logger in quieted:
             logger.setLevel(logging.ERROR)
     try:

@@ -61,3 +61,12 @@ def finite_float(low: float, high: float) -> Callable[[str], float]:
         return value
 
     return parse
+
+
+def refuse_unused(args: argparse.Namespace, names: tuple[str, ...], mode: str) -> None:
+    """ValueError naming the first option in `names` that was given although it does nothing with `mode`
+    (options that may be refused have the default None, or False for a switch)."""
+    for name in names:
+        if vars(args)[name] not in (None, False):
+            flag = "--" + name.replace("_", "-")
+            raise ValueError(f"{flag} does nothing with {mode}: leave it out")

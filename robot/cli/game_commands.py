@@ -1,85 +1,98 @@
-"""`c4robot play` (a whole game, in the simulation or on the real table) and `c4robot bench game` (its --rooms in
-`robot.cli.room_games`)."""
+"""`c4robot play` (a whole game, in the simulation or on the real table) and `c4robot bench game games|rooms`.
+
+The arguments become configs here, once (`robot.game.config`); the game is played by `robot.game.play`.
+"""
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
+import shlex
 import sys
 from pathlib import Path
 
-from robot.cli.common import COMMON, bounded_int, finite_float, quoted
+from robot.cli.common import COMMON, bounded_int, finite_float, refuse_unused
 from robot.cli.view_commands import add_view_arguments, opened_view
+from robot.game.config import ROOM_KINDS, SIM_ARMS, GameSettings, RealTableConfig, SimTableConfig
 
-ROOM_KINDS = ("plain", "varied", "hard")  # sim.room.ROOM_KINDS, without importing pybullet to parse arguments
 PLAY_HELP = "play a whole game: --sim in the simulation, or --serial PORT --camera N on the real table"
+SIM_ONLY = ("gui", "arm", "opponent", "room")  # options of the simulated table
+REAL_ONLY = ("camera",)  # options of the real table
+DEFAULT_OPPONENT = "random"
 
 
 def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubParsersAction) -> None:
-    """Add `play` and the `game` benchmark."""
+    """Add `play` and `bench game games|rooms`."""
     play = commands.add_parser("play", parents=[COMMON], help=PLAY_HELP, description=PLAY_HELP)
-    play.add_argument("--sim", action="store_true", help="play in the simulated world (needs nothing else)")
-    play.add_argument("--gui", action="store_true", help="with --sim: show the PyBullet window")
-    play.add_argument("--arm", default="c4arm", help="with --sim: the simulated arm, c4arm (default) or so101")
-    play.add_argument("--serial", metavar="PORT", help="the real arm's serial port (e.g. /dev/ttyUSB0)")
-    play.add_argument("--camera", metavar="N", help="camera index, stream URL, video file or image folder")
-    play.add_argument("--opponent", default="random", help="with --sim: human, random or engine:LEVEL (default random)")
+    where = play.add_mutually_exclusive_group()
+    where.add_argument("--sim", action="store_true", help="play in the simulated world (needs nothing else)")
+    where.add_argument("--serial", metavar="PORT", help="the real arm's serial port (e.g. /dev/ttyUSB0)")
+    play.add_argument("--camera", metavar="N", help="the real table's camera: index, stream URL, video file or folder")
+    play.add_argument("--gui", action="store_true", help="show the simulation's PyBullet window")
+    play.add_argument("--arm", choices=SIM_ARMS, help="the simulated arm (default c4arm)")
+    play.add_argument(
+        "--opponent", help=f"the simulated person: human, random or engine:LEVEL (default {DEFAULT_OPPONENT})"
+    )
+    play.add_argument(
+        "--room", choices=ROOM_KINDS, help="the simulated room's light, camera pose and backdrop (default plain)"
+    )
     play.add_argument("--robot-first", action="store_true", help="the robot makes the first move")
-    play.add_argument(
-        "--level", type=bounded_int(1, 10), default=10, help="the robot's skill, 1 (beginner) to 10 (perfect)"
-    )
-    play.add_argument(
-        "--time-ms", type=finite_float(1, 600_000), default=500, help="the robot's thinking budget per move"
-    )
+    add_engine_arguments(play)
     play.add_argument("--no-ponder", action="store_true", help="do not think ahead while the person thinks")
     play.add_argument(
-        "--seed",
-        type=bounded_int(0, 2**31 - 1),
-        default=None,
-        help="seed for the world and the players (repeatable games)",
+        "--seed", type=bounded_int(0, 2**31 - 1), help="seed for the world and the players (repeatable games)"
+    )
+    play.add_argument(
+        "--give-up-s",
+        type=finite_float(1, 86_400),
+        help="stop and save when the person has not played for this long (default 180 in the simulation, 900 real)",
     )
     play.add_argument(
         "--record",
         metavar="DIR",
         type=Path,
-        help="save a real-time video of the game (game.mp4: the webcam with the overlay, the whole table, captions) "
-        "and each move's frame",
+        help="save a real-time video of the game (the webcam with the overlay, the whole table, captions) and each "
+        "move's frame",
     )
-    play.add_argument("--record-png", action="store_true", help="with --record: every video frame as a PNG too")
-    play.add_argument(
-        "--room",
-        choices=ROOM_KINDS,
-        default="plain",
-        help="with --sim: the room's light, camera pose and backdrop, drawn from --seed (default plain: the studio)",
-    )
+    play.add_argument("--record-png", action="store_true", help="every video frame as a PNG too (needs --record)")
     play.add_argument("--config", metavar="PATH", type=Path, help="calibration file (default: the user's config dir)")
     play.add_argument("--log", metavar="PATH", type=Path, help="game log, saved after every move")
     play.add_argument("--resume", action="store_true", help="continue the game in the log after a crash")
+    play.add_argument("--one-game", action="store_true", help="do not offer another game at the end")
     play.add_argument("--json", action="store_true", help="print a JSON summary (messages go to stderr)")
     add_view_arguments(play)
     play.set_defaults(run=run_play)
 
     bench = bench_targets.add_parser("game", parents=[COMMON], help="whole simulated games: speed and agreement")
-    bench.add_argument("--games", type=bounded_int(1, 1000), default=2, help="games to play (default 2)")
-    bench.add_argument("--opponent", default="engine:5", help="the simulated person (default engine:5)")
-    bench.add_argument("--seed", type=bounded_int(0, 2**31 - 1), default=1)
-    bench.add_argument(
-        "--rooms",
-        metavar="N",
-        type=bounded_int(1, 1000),
-        help="play N games, each in its own room drawn from its seed (light, camera pose, backdrop), and report "
-        "games finished, board agreement, false events and robot turns, naming the room of every failure",
+    modes = bench.add_subparsers(dest="mode", required=True, metavar="MODE")
+    games = modes.add_parser("games", parents=[COMMON], help="games in the studio room: speed, turns, agreement")
+    games.add_argument("--games", type=bounded_int(1, 1000), default=2, help="games to play (default 2)")
+    games.add_argument("--opponent", default="engine:5", help="the simulated person (default engine:5)")
+    games.add_argument("--seed", type=bounded_int(0, 2**31 - 1), default=1, help="the first game's seed (default 1)")
+    add_view_arguments(games)
+    games.set_defaults(run=run_bench_games)
+    rooms = modes.add_parser(
+        "rooms",
+        parents=[COMMON],
+        help="games each in its own room drawn from its seed: finished, agreement, false events, each failure named",
     )
-    bench.add_argument("--room", choices=ROOM_KINDS, default="varied", help="with --rooms: varied (default) or hard")
-    bench.add_argument(
-        "--frames",
-        metavar="DIR",
-        type=Path,
-        help="with --rooms: save the camera's frame of every failure there (what was said, the disagreement)",
+    rooms.add_argument("--games", type=bounded_int(1, 1000), default=6, help="games (rooms) to play (default 6)")
+    rooms.add_argument("--room", choices=ROOM_KINDS[1:], default="varied", help="varied (default) or hard")
+    rooms.add_argument("--opponent", default="engine:5", help="the simulated person (default engine:5)")
+    rooms.add_argument("--seed", type=bounded_int(0, 2**31 - 1), default=1, help="the first room's seed (default 1)")
+    rooms.add_argument("--frames", metavar="DIR", type=Path, help="save the camera's frame of every failure there")
+    add_view_arguments(rooms)
+    rooms.set_defaults(run=run_bench_rooms)
+
+
+def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
+    """The robot's skill and thinking budget."""
+    parser.add_argument(
+        "--level", type=bounded_int(1, 10), default=10, help="the robot's skill, 1 (beginner) to 10 (perfect)"
     )
-    add_view_arguments(bench)
-    bench.set_defaults(run=run_bench_game)
+    parser.add_argument(
+        "--time-ms", type=finite_float(1, 600_000), default=500, help="the robot's thinking budget per move"
+    )
 
 
 def _default_log_path() -> Path:
@@ -88,34 +101,91 @@ def _default_log_path() -> Path:
     return default_path().parent / "game-log.json"
 
 
+def game_settings(args: argparse.Namespace, robot_first: bool, give_up_s: float | None) -> GameSettings:
+    """How the robot plays, from `play`'s arguments."""
+    extra = {} if give_up_s is None else {"give_up_after_s": give_up_s}
+    return GameSettings(
+        robot_first=robot_first,
+        time_budget_s=args.time_ms / 1000.0,
+        level=args.level,
+        seed=args.seed,
+        ponder=not args.no_ponder,
+        **extra,
+    )
+
+
+def sim_table_config(args: argparse.Namespace) -> SimTableConfig:
+    return SimTableConfig(
+        seed=args.seed,
+        opponent=args.opponent or DEFAULT_OPPONENT,
+        arm=args.arm or "c4arm",
+        room=args.room or "plain",
+        calibration=args.config,
+        gui=args.gui,
+        record=args.record,
+        record_png=args.record_png,
+    )
+
+
+def real_table_config(args: argparse.Namespace) -> RealTableConfig:
+    if args.camera is None:
+        raise ValueError("a real game needs the camera too: add --camera N (index, URL, video file or folder)")
+    return RealTableConfig(args.serial, args.camera, args.config, args.record, args.record_png)
+
+
 def run_play(args: argparse.Namespace) -> int:
+    from robot.game.log import GameLog, locked
+    from robot.game.play import play_real_game, play_sim_game, sim_settings
+
     if not args.sim and not args.serial:
         raise ValueError("say where to play: --sim for the simulation, or --serial PORT --camera N for a real arm")
-    if args.sim and args.serial:
-        raise ValueError("--sim and --serial exclude each other: choose the simulation or the real arm")
-    if args.record_png and args.record is None:
-        raise ValueError("--record-png saves the video's frames: give the folder with --record DIR too")
-    if args.arm not in ("c4arm", "so101"):
-        raise ValueError(f"there is no simulated arm {quoted(args.arm)}: choose c4arm or so101")
+    refuse_unused(args, REAL_ONLY if args.sim else SIM_ONLY, "--sim" if args.sim else "--serial")
+    table = sim_table_config(args) if args.sim else real_table_config(args)
     out = sys.stderr if args.json else sys.stdout
 
     def tell(message: str) -> None:
         print(message, file=out, flush=True)
 
-    from robot.game.log import locked
-
     log_path = args.log or _default_log_path()
-    with locked(log_path), opened_view(args, tell, "Connect 4 robot: live") as server:
+    resume = resume_command(args, log_path)
+    robot_first = args.robot_first
+    with (
+        locked(log_path),
+        opened_view(args.view, args.view_host, args.view_port, tell, "Connect 4 robot: live") as server,
+    ):
+        previous = GameLog.load(log_path) if args.resume else None
+        observers = (server.view,) if server is not None else ()
         while True:
-            play_game = play_sim_game if args.sim else play_real_game
-            summary = play_game(args, tell, log_path, view=server and server.view)
+            settings = game_settings(args, robot_first, args.give_up_s)
+            if args.sim:
+                summary = play_sim_game(
+                    table,
+                    sim_settings(settings, args.give_up_s),
+                    tell,
+                    log_path,
+                    previous,
+                    observers,
+                    resume_command=resume,
+                )
+            else:
+                confirm = None if args.json or not sys.stdin.isatty() else _ask_yes_no
+                summary = play_real_game(table, settings, tell, log_path, previous, observers, confirm, resume)
             if args.json:
                 print(json.dumps(summary, indent=1))
             if summary["winner"] is None:
                 raise GameStoppedError(f"the game stopped before its end: {summary.get('stopped', 'no reason given')}")
-            if not _wants_another_game(args):
+            if args.one_game or not _wants_another_game(args):
                 return 0
-            args = argparse.Namespace(**{**vars(args), "resume": False, "robot_first": not summary["robot_first"]})
+            previous, robot_first = None, not summary["robot_first"]
+
+
+def resume_command(args: argparse.Namespace, log_path: Path) -> str:
+    """The exact command that goes on with this game: where it is played, its calibration and its log."""
+    where = ["--sim"] if args.sim else ["--serial", args.serial, "--camera", args.camera]
+    for flag, value in (("--arm", args.arm), ("--room", args.room), ("--config", args.config)):
+        if value is not None and (args.sim or flag == "--config"):
+            where += [flag, str(value)]
+    return shlex.join(["c4robot", "play", *where, "--resume", "--log", str(log_path)])
 
 
 class GameStoppedError(RuntimeError):
@@ -126,7 +196,7 @@ def _wants_another_game(args: argparse.Namespace) -> bool:
     """At a terminal, offer a new game (the other side starts); scripts and --json get exactly one game."""
     if args.json or not sys.stdin.isatty():
         return False
-    return _ask_yes_no("Another game?")
+    return _ask_yes_no("Another game? (the other side starts; --one-game skips this question)")
 
 
 def _ask_yes_no(question: str) -> bool:
@@ -137,125 +207,42 @@ def _ask_yes_no(question: str) -> bool:
         return False
 
 
-def _settings(args: argparse.Namespace, robot_first: bool):
-    from robot.game.loop import GameSettings
+def run_bench_rooms(args: argparse.Namespace) -> int:
+    from robot.cli.room_games import run_bench_rooms as bench_rooms
 
-    return GameSettings(
-        robot_first=robot_first,
-        time_budget_s=args.time_ms / 1000.0,
-        level=args.level,
-        seed=args.seed,
-        ponder=not getattr(args, "no_ponder", False),
-    )
+    with opened_view(args.view, args.view_host, args.view_port, print, "c4robot bench game rooms") as server:
+        return bench_rooms(args.games, args.seed, args.room, args.opponent, args.frames, server and server.view)
 
 
-def _previous_log(args: argparse.Namespace, log_path: Path):
-    from robot.game.log import GameLog
-
-    return GameLog.load(log_path) if args.resume else None
-
-
-def play_sim_game(
-    args: argparse.Namespace, tell, log_path: Path, mischief: dict[int, str] | None = None, view=None
-) -> dict:
-    """A whole game in a fresh simulated world, shown on `view` (a robot.view.LiveView) if given; its summary."""
-    from robot.game.sim_table import SimGame
-
-    previous = _previous_log(args, log_path)
-    robot_first = previous.robot_first if previous else args.robot_first
-    with SimGame(
-        seed=args.seed,
-        gui=args.gui,
-        opponent=args.opponent,
-        robot_first=robot_first,
-        tell=tell,
-        mischief=mischief,
-        record=args.record,
-        config_path=args.config,
-        arm=getattr(args, "arm", "c4arm"),
-        room=getattr(args, "room", "plain"),
-        record_png=getattr(args, "record_png", False),
-    ) as game_setup:
-        # A simulated person acts at once: a board that shows no move for three minutes (wall clock, generous
-        # for a loaded 2-core machine) will not change any more.
-        give_up_s = getattr(args, "give_up_s", 180.0)
-        settings = dataclasses.replace(_settings(args, robot_first), remind_after_s=20.0, give_up_after_s=give_up_s)
-        game = game_setup.game(settings, log_path, previous)
-        if view is not None:
-            game.watch(view)
-        return game.play().summary()
-
-
-def play_real_game(args: argparse.Namespace, tell, log_path: Path, view=None) -> dict:
-    """A whole game on the real table: arm on `--serial`, camera `--camera`, calibration from `--config`."""
-    from robot.game.real_table import RealGame
-
-    if args.camera is None:
-        raise ValueError("a real game needs the camera too: add --camera N (index, URL, video file or folder)")
-    previous = _previous_log(args, log_path)
-    robot_first = previous.robot_first if previous else args.robot_first
-    with RealGame(
-        port=args.serial,
-        camera=args.camera,
-        config_path=args.config,
-        tell=tell,
-        record=args.record,
-        record_png=getattr(args, "record_png", False),
-        confirm=None if args.json or not sys.stdin.isatty() else _ask_yes_no,
-    ) as game_setup:
-        game = game_setup.game(_settings(args, robot_first), log_path, previous)
-        if view is not None:
-            game.watch(view)
-        return game.play().summary()
-
-
-def _view_reader(server):
-    """With --view, a reader of the view's streams (as a browser would be), so the bench runs with the view busy."""
-    if server is None:
-        return None
-    from robot.view.client import StreamReader
-
-    return StreamReader(server.url)
-
-
-def bench_game_args(seed: int, opponent: str, robot_first: bool, **more) -> argparse.Namespace:
-    """What `play --sim` would be given for one benchmark game: perfect play, half a second per move."""
-    return argparse.Namespace(
-        seed=seed,
-        gui=False,
-        opponent=opponent,
-        robot_first=robot_first,
-        level=10,
-        time_ms=500,
-        record=None,
-        config=None,
-        resume=False,
-        **more,
-    )
-
-
-def run_bench_game(args: argparse.Namespace) -> int:
+def run_bench_games(args: argparse.Namespace) -> int:
     """Play simulated games; print games per hour and the median robot turn split into its parts."""
     import statistics
     import tempfile
     import time
 
-    if args.rooms is not None:
-        from robot.cli.room_games import run_bench_rooms
+    from robot.game.play import play_sim_game, sim_settings
 
-        return run_bench_rooms(args, bench_game_args)
-    if args.games < 1:
-        raise ValueError(f"--games {args.games} must be at least 1")
     rows = []
     started = time.perf_counter()
     quiet = lambda message: None  # noqa: E731 - the benchmark prints only its table
-    with tempfile.TemporaryDirectory() as folder, opened_view(args, print, "c4robot bench game") as server:
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        opened_view(args.view, args.view_host, args.view_port, print, "c4robot bench game") as server,
+    ):
         reader = _view_reader(server)
         for index in range(args.games):
-            game_args = bench_game_args(args.seed + index, args.opponent, robot_first=index % 2 == 0)
+            table = SimTableConfig(seed=args.seed + index, opponent=args.opponent)
+            settings = sim_settings(GameSettings(robot_first=index % 2 == 0, seed=args.seed + index))
             game_started = time.perf_counter()
-            summary = play_sim_game(game_args, quiet, Path(folder) / f"game{index}.json", view=server and server.view)
+            observers = (server.view,) if server is not None else ()
+            summary = play_sim_game(table, settings, quiet, Path(folder) / f"game{index}.json", observers=observers)
             rows.append((summary, time.perf_counter() - game_started))
+            left_s = (time.perf_counter() - started) / (index + 1) * (args.games - index - 1)
+            print(
+                f"game {index + 1}/{args.games}: {summary['winner']}, {len(summary['moves'])} moves, "
+                f"{rows[-1][1]:.0f} s (about {left_s / 60:.0f} min left)",
+                flush=True,
+            )
     wall_s = time.perf_counter() - started
     turns = [turn for summary, _ in rows for turn in summary["turns"]]
     landed = sum(turn["landed"] == turn["column"] for turn in turns)
@@ -263,7 +250,7 @@ def run_bench_game(args: argparse.Namespace) -> int:
     def median(key: str) -> float:
         return statistics.median(turn[key] for turn in turns) if turns else float("nan")
 
-    print(f"{'game':>4} {'robot':>6} {'winner':>8} {'moves':>5} {'agree':>5} {'wall s':>7}")
+    print(f"\n{'game':>4} {'robot':>6} {'winner':>8} {'moves':>5} {'agree':>5} {'wall s':>7}")
     for index, (summary, game_s) in enumerate(rows, 1):
         first = "first" if summary["robot_first"] else "second"
         print(
@@ -282,3 +269,12 @@ def run_bench_game(args: argparse.Namespace) -> int:
     print(f"robot drops landed in the chosen column: {landed}/{len(turns)}")
     print(f"board agreement in every game: {all(summary['board_agreement'] for summary, _ in rows)}")
     return 0
+
+
+def _view_reader(server):
+    """With --view, a reader of the view's streams (as a browser would be), so the bench runs with the view busy."""
+    if server is None:
+        return None
+    from robot.view.client import StreamReader
+
+    return StreamReader(server.url)

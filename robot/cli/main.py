@@ -28,6 +28,7 @@ from robot.cli import (  # noqa: E402
     engine_commands,
     game_commands,
     player_commands,
+    twin_commands,
     view_commands,
     vision_commands,
 )
@@ -41,6 +42,7 @@ COMMAND_MODULES = (
     calibration_commands,
     game_commands,
     view_commands,
+    twin_commands,
 )
 
 EXIT_BAD_INPUT = 2
@@ -98,10 +100,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         _say("interrupted")
         return EXIT_INTERRUPTED
-    debug = getattr(args, "debug", False)
+    debug = vars(args).get("debug", False)
     if args.command in SIMULATING_COMMANDS:
         _import_quietly("pybullet")
-    level = logging.WARNING - 10 * min(getattr(args, "verbose", 0), 2)
+    level = logging.WARNING - 10 * min(vars(args).get("verbose", 0), 2)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
     try:
         return int(args.run(args) or 0)

@@ -40,14 +40,14 @@ def add_view_arguments(parser: argparse.ArgumentParser, with_switch: bool = True
 
 
 @contextlib.contextmanager
-def opened_view(args: argparse.Namespace, tell: Callable[[str], None], title: str) -> Iterator:
-    """The ViewServer (its LiveView is `.view`) at --view-host:--view-port while the block runs; None without --view."""
-    if not getattr(args, "view", False):
+def opened_view(enabled: bool, host: str, port: int, tell: Callable[[str], None], title: str) -> Iterator:
+    """The ViewServer (its LiveView is `.view`) at host:port while the block runs; None when not `enabled`."""
+    if not enabled:
         yield None
         return
     from robot.view import LiveView, ViewServer
 
-    with ViewServer(LiveView(title), args.view_host, args.view_port) as server:
+    with ViewServer(LiveView(title), host, port) as server:
         tell(f"The live view is at {server.url} (open it in a browser).")
         yield server
 
@@ -62,7 +62,9 @@ def run_view(args: argparse.Namespace) -> int:
     game_log = GameLog.load(args.log)
     args.view = True
     stop = threading.Event()
-    with opened_view(args, lambda message: print(message, flush=True), f"Replay of {args.log.name}") as server:
+    with opened_view(
+        True, args.view_host, args.view_port, lambda message: print(message, flush=True), f"Replay of {args.log.name}"
+    ) as server:
         print(f"Replaying {len(game_log.moves)} moves, one every {args.step_s:g} s; Ctrl-C to stop.", flush=True)
         try:
             play_back(game_log, server.view, args.step_s, stop)

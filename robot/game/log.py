@@ -19,8 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from calibration.store import remove_stale_temps, write_atomically
+from robot.game.events import GameEvent
 
-LOG_VERSION = 1
+LOG_VERSION = 2  # 2: events are objects (kind, columns, cells, message, time); 1: sentences, still read
+READ_VERSIONS = (1, 2)
 MAX_SIDE = 9  # the move string is one digit per move
 WINNERS = (None, "robot", "opponent", "draw")
 
@@ -53,7 +55,7 @@ class GameLog:
     cols: int
     moves: list[int] = field(default_factory=list)
     turns: list[RobotTurn] = field(default_factory=list)
-    events: list[str] = field(default_factory=list)
+    events: list[GameEvent] = field(default_factory=list)  # the notices, in the order said
     board_agreement: bool = True
     winner: str | None = None
     stopped: str | None = None
@@ -84,7 +86,7 @@ class GameLog:
                 for turn in self.turns
             ],
             "board_agreement": self.board_agreement,
-            "events": list(self.events),
+            "events": [event.to_json() for event in self.events],
             **({"stopped": self.stopped} if self.stopped else {}),
         }
 
@@ -117,8 +119,11 @@ class GameLog:
         """A log from its parsed JSON; ValueError naming the first key whose value is missing or wrong."""
         if not isinstance(document, dict):
             raise ValueError(f"it holds a JSON {type(document).__name__}, not an object")
-        if document.get("version") != LOG_VERSION:
-            raise ValueError(f"version {_shown(document.get('version'))}, expected {LOG_VERSION}")
+        if document.get("version") not in READ_VERSIONS:
+            raise ValueError(
+                f"version {_shown(document.get('version'))} is not one this c4robot reads "
+                f"({', '.join(map(str, READ_VERSIONS))}): a newer c4robot wrote it"
+            )
         rows, cols = _whole(document, "rows", 4, MAX_SIDE), _whole(document, "cols", 4, MAX_SIDE)
         moves = _typed(document, "moves", str)
         if len(moves) > rows * cols or not all("1" <= c <= str(cols) for c in moves):
@@ -127,9 +132,9 @@ class GameLog:
         if any(columns.count(column) > rows for column in set(columns)):
             raise ValueError(f"moves {_shown(moves)} put more than {rows} discs in a column")
         turns = _typed(document, "turns", list)
-        events = _typed(document, "events", list)
-        if not all(isinstance(event, str) for event in events):
-            raise ValueError("events must be a list of sentences")
+        events = [GameEvent.from_json(event) for event in _typed(document, "events", list)]
+        if document["version"] == 1 and any(event.kind != "said" for event in events):
+            raise ValueError("events of a version 1 log must be sentences")
         winner = document.get("winner", "missing")
         if winner not in WINNERS:
             raise ValueError(f"winner {_shown(winner)} is none of robot, opponent, draw or null")

@@ -22,7 +22,6 @@ import logging
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -33,6 +32,8 @@ from engine.ponder import Ponderer
 from engine.search import Limit, SearchResult, search, warm_up
 from robot.arm import ArmResetError
 from robot.arm.planner import DiscLostError
+from robot.game.config import GameSettings
+from robot.game.events import FROM_MOVE_KIND, SHOWS_BOARD, EventKind, GameEvent, event
 from robot.game.log import GameLog, RobotTurn
 from robot.game.watcher import BoardUnseenError, BoardWatcher
 from vision import BoardReading, MoveEvent, MoveKind, detect_move
@@ -56,24 +57,9 @@ class Table(Protocol):
         """The board as it really is in players' values (sim only), None on the real table."""
 
 
-@dataclass(frozen=True)
-class GameSettings:
-    """How the robot plays: who starts, the engine's budget and level, how patient it is with people."""
-
-    robot_first: bool = False
-    time_budget_s: float = 0.5
-    level: int = 10
-    seed: int | None = None
-    stable_frames: int = 3
-    look_timeout_s: float = 10.0  # a stable reading must come within this, else the view is blocked
-    remind_after_s: float = 60.0  # the person has not played: say so
-    give_up_after_s: float = 900.0  # the person walked away: save and stop (resume later)
-    max_robot_retries: int = 1  # a robot disc that did not show up: look again this many times
-    ponder: bool = True  # at level 10, solve the person's likely replies while they think
-
-
 class Game:
-    """One match: the state machine of the module docstring. `tell` speaks to the person."""
+    """One match: the state machine of the module docstring. `tell` speaks to the person; every event also goes to
+    the observers (`watch`) as data."""
 
     def __init__(
         self,
@@ -84,8 +70,10 @@ class Game:
         tell: Callable[[str], None],
         game_log: GameLog | None = None,
         on_move: Callable[[int, np.ndarray, BoardReading], None] | None = None,
+        resume_command: str | None = None,
     ) -> None:
-        """`on_move(move_number, frame, reading)` is called with the frame that confirmed each move (for `--record`)."""
+        """`on_move(move_number, frame, reading)` is called with the frame that confirmed each move (for `--record`);
+        `resume_command` is the exact command that goes on with this game (told when the game stops early)."""
         self.table = table
         self.watcher = watcher
         self.settings = settings
@@ -97,31 +85,27 @@ class Game:
         watcher.known_board = self.position.to_array()  # its empty holes that look unchanged stay empty
         self.rng = random.Random(settings.seed)
         self.on_move = on_move
+        self.resume_command = resume_command or "c4robot play --resume" + (f" --log {log_path}" if log_path else "")
         self.ponderer: Ponderer | None = None
-        self._last_note: str | None = None
+        self._last_notice: GameEvent | None = None
         self.observers: list[GameObserver] = []
         self._last_search: tuple[SearchResult, int] | None = None  # and the stones on the board then
+        self._started = time.monotonic()
 
     def watch(self, observer: GameObserver) -> None:
-        """Show the game to `observer` (a live view, a recording): every message and state change, every camera
+        """Show the game to `observer` (a live view, a recording): every event and state change, every camera
         frame. Several may watch the same game."""
         if not self.observers:
-            tell = self.tell
-
-            def tell_and_publish(message: str) -> None:
-                tell(message)
-                self._publish(message.splitlines()[0])
 
             def show_frame(frame: np.ndarray, reading: BoardReading) -> None:
                 for each in self.observers:
                     each.on_frame(frame, reading)
 
-            self.tell = tell_and_publish
             self.watcher.frame_observer = show_frame
         self.observers.append(observer)
         self._publish(None)
 
-    def _publish(self, message: str | None) -> None:
+    def _publish(self, said: GameEvent | None) -> None:
         """Hand the observers a fresh snapshot of the game (plain values: they may read them on another thread)."""
         if not self.observers:
             return
@@ -136,10 +120,34 @@ class Game:
             "winner": self.log.winner,
             "winning_cells": [list(cell) for cell in self.position.winning_cells()] if over else [],
             "search": None if self._last_search is None else _search_snapshot(*self._last_search),
-            "message": message,
+            "message": None if said is None else said.message,
+            "event": said,
         }
         for observer in self.observers:
             observer.on_state(snapshot)
+
+    def _say(self, kind: EventKind, columns=(), cells=(), **params: object) -> GameEvent:
+        """Make the event, tell the person (with the board for the kinds that show it), show it to the observers."""
+        said = event(kind, time.monotonic() - self._started, columns, cells, **params)
+        self.tell(f"{said.message}\n{self.position}" if kind in SHOWS_BOARD else said.message)
+        self._publish(said)
+        return said
+
+    def _notice(self, kind: EventKind, columns=(), cells=(), **params: object) -> None:
+        """Say something out of the ordinary and keep it in the log; the same notice again in a row is not repeated."""
+        said = event(kind, time.monotonic() - self._started, columns, cells, **params)
+        last = self._last_notice
+        if last is not None and (last.kind, last.columns, last.cells, last.message) == (
+            said.kind,
+            said.columns,
+            said.cells,
+            said.message,
+        ):
+            return
+        self._last_notice = said
+        self.log.events.append(said)
+        self.tell(said.message)
+        self._publish(said)
 
     @property
     def robot_player(self) -> int:
@@ -158,37 +166,28 @@ class Game:
                 self.ponderer = None
 
     def _play(self) -> GameLog:
-        marks = "X" if self.robot_player == 1 else "O", "O" if self.robot_player == 1 else "X"
-        headline = "The game starts." if not self.log.moves else "The game resumes."
-        self.tell(self._board_text(f"{headline} I play {marks[0]}, you play {marks[1]}."))
+        marks = ("X", "O") if self.robot_player == 1 else ("O", "X")
+        opening = EventKind.GAME_RESUMED if self.log.moves else EventKind.GAME_STARTED
+        self._say(opening, robot_mark=marks[0], person_mark=marks[1])
         while not self.position.is_over():
             if self.position.side_to_move == self.robot_player:
                 try:
                     self._robot_turn()
                 except ArmResetError:
-                    self._note(
-                        "My arm restarted in the middle of my move and is stopped. The game is saved: clear the "
-                        "arm's way and take away any disc of mine that fell, then run `c4robot play --resume` "
-                        "and I will home the arm and play on."
-                    )
+                    self._notice(EventKind.ARM_RESTARTED, resume=self.resume_command)
                     self._save()
                     raise
             elif not self._person_turn():
                 self.log.stopped = self._why_stopped()
                 if self._save():
-                    self.tell(
-                        f"You seem to have walked away ({self.log.stopped}): the game is saved in {self.log_path}; "
-                        "run `c4robot play --resume` to go on."
-                    )
+                    outcome = f"the game is saved in {self.log_path}; run `{self.resume_command}` to go on."
                 else:
-                    self.tell(f"You seem to have walked away ({self.log.stopped}): the game stops here, unsaved.")
+                    outcome = "the game stops here, unsaved."
+                self._say(EventKind.WALKED_AWAY, why=self.log.stopped, outcome=outcome)
                 return self.log
             self._save()
         self._game_over()
         return self.log
-
-    def _board_text(self, headline: str) -> str:
-        return f"{headline}\n{self.position}"
 
     def _save(self) -> bool:
         """Save the log when the game has a log file; True when it was saved."""
@@ -196,23 +195,12 @@ class Game:
             return False
         kept = self.log.save(self.log_path)
         if kept is not None:
-            self.tell(
-                f"The game in {self.log_path} was not finished: it is kept as {kept} "
-                f"(`c4robot play --resume --log {kept}` goes on with it)."
-            )
+            self._say(EventKind.LOG_KEPT_ASIDE, path=self.log_path, kept=kept)
         return True
 
     def _why_stopped(self) -> str:
         waited = f"no move of yours seen for {self.settings.give_up_after_s:.0f} s"
-        return f"{waited}; last: {self._last_note}" if self._last_note else waited
-
-    def _note(self, message: str) -> None:
-        """Tell the person and keep it in the log; the same message again in a row is not repeated."""
-        if message == self._last_note:
-            return
-        self._last_note = message
-        self.log.events.append(message)
-        self.tell(message)
+        return f"{waited}; last: {self._last_notice.message}" if self._last_notice else waited
 
     def _check_agreement(self, reading: BoardReading) -> None:
         """In the sim, the camera's board must equal the world's after every move."""
@@ -222,7 +210,10 @@ class Game:
         seen = players_grid(self.position.to_array(), reading.grid)
         if not np.array_equal(seen, truth):
             self.log.board_agreement = False
+            differ = [(int(r), int(c)) for r, c in np.argwhere(seen != truth)]
             log.warning("camera board differs from the world:\n%s\nvs\n%s", seen[::-1], truth[::-1])
+            said = event(EventKind.BOARD_DISAGREES, time.monotonic() - self._started, (), differ, count=len(differ))
+            self._publish(said)  # for the observers only: the person cannot act on it
 
     def _apply(self, column: int) -> None:
         self.position = self.position.play(column)
@@ -234,6 +225,8 @@ class Game:
     def _person_turn(self) -> bool:
         """Wait for the person's disc; handle what people do. Returns False when they walked away."""
         self.table.person_turn(self.position)
+        if getattr(self.table, "prompts_person", False):
+            self._say(EventKind.PERSON_TURN)
         started = time.monotonic()
         reminded = False
         person = 3 - self.robot_player
@@ -241,31 +234,43 @@ class Game:
             try:
                 reading = self.watcher.look(self.settings.look_timeout_s)
             except BoardUnseenError as error:
-                self._note(str(error))  # looked again for look_timeout_s; now ask the person
+                self._notice_unseen(error)  # looked again for look_timeout_s; now ask the person
                 reading = None
             if reading is not None:
-                event = detect_move(self.position.to_array(), reading, person)
-                if event.kind is MoveKind.MOVE and event.column is not None:
-                    self._last_note = None
-                    self._apply(event.column)
+                move = detect_move(self.position.to_array(), reading, person)
+                if move.kind is MoveKind.MOVE and move.column is not None:
+                    self._last_notice = None
+                    self._apply(move.column)
                     self._check_agreement(reading)
-                    self.tell(self._board_text(f"You played column {event.column + 1}."))
+                    self._say(EventKind.PERSON_MOVED, (move.column,), column=move.column + 1)
                     return True
-                if event.kind is not MoveKind.NONE:
-                    self._handle_person_event(event)
+                if move.kind is not MoveKind.NONE:
+                    self._handle_person_event(move, reading)
             waited = time.monotonic() - started
             if waited > self.settings.give_up_after_s:
                 return False
             if waited > self.settings.remind_after_s and not reminded:
-                self.tell("Your turn: drop a disc when you are ready.")
+                self._say(EventKind.REMINDER)
                 reminded = True
 
-    def _handle_person_event(self, event: MoveEvent) -> None:
+    def _handle_person_event(self, move: MoveEvent, reading: BoardReading) -> None:
         """Tell the person what is wrong; the next readings show whether they put it right."""
-        self._note(event.message)
+        self._notice_move(move, reading)
         fix = getattr(self.table, "person_fixes", None)
         if fix is not None:
-            fix(event, self.position)
+            fix(move, self.position)
+
+    def _notice_unseen(self, error: BoardUnseenError) -> None:
+        """No steady view of the board: something in front of all of it (every column), or another reason."""
+        if error.covers_board:
+            self._notice(EventKind.BOARD_COVERED, range(self.position.width), detail=str(error))
+        else:
+            self._notice(EventKind.BOARD_UNSEEN, detail=str(error))
+
+    def _notice_move(self, move: MoveEvent, reading: BoardReading | None) -> None:
+        """A vision event as a notice, with the columns and cells it is about."""
+        columns, cells = _move_subject(move, self.position.to_array(), reading)
+        self._notice(FROM_MOVE_KIND[move.kind], columns, cells, detail=move.message)
 
     def _robot_turn(self) -> None:
         """Think, move, verify; when the disc lands elsewhere, go on from what the camera sees."""
@@ -273,28 +278,31 @@ class Game:
         result = think(self.position, Limit(time=self.settings.time_budget_s), level=self.settings.level, rng=self.rng)
         engine_s = result.ms / 1000.0
         self._last_search = result, self.position.moves_played
-        self.tell(f"I play column {result.column + 1}" + (" (proven)." if result.proven else "."))
-        arm_s, event, vision_s = self._drop_and_see(result.column)
-        landed = event.column if event.kind is MoveKind.MOVE else None
+        proven = " (proven)" if result.proven else ""
+        self._say(EventKind.ROBOT_CHOICE, (result.column,), column=result.column + 1, proven=proven)
+        arm_s, move, vision_s = self._drop_and_see(result.column)
+        landed = move.column if move.kind is MoveKind.MOVE else None
         truth = self.table.true_board()
         if truth is not None:
             landed = _new_disc_column(self.position.to_array(), truth)
         self.log.turns.append(RobotTurn(result.column, landed, vision_s, engine_s, arm_s))
-        if event.kind is not MoveKind.MOVE or event.column is None:
+        if move.kind is not MoveKind.MOVE or move.column is None:
             raise RuntimeError(
                 f"my disc for column {result.column + 1} did not show up on the board "
-                f"({event.message}); check the arm and the dispenser, then resume"
+                f"({move.message}); check the arm and the dispenser, then run `{self.resume_command}`"
             )
-        if event.column != result.column:
-            self._note(
-                f"My disc went into column {event.column + 1} instead of {result.column + 1}; "
-                f"the game goes on from the board as it is."
+        if move.column != result.column:
+            self._notice(
+                EventKind.DISC_ELSEWHERE,
+                (move.column, result.column),
+                landed=move.column + 1,
+                chosen=result.column + 1,
             )
-        self._apply(event.column)
+        self._apply(move.column)
         if self.ponderer is not None:
             self.ponderer.start(self.position)
         self._check_agreement(self.watcher.last_reading)
-        self.tell(self._board_text(f"I played column {event.column + 1}."))
+        self._say(EventKind.ROBOT_MOVED, (move.column,), column=move.column + 1)
 
     def _drop_and_see(self, column: int) -> tuple[float, MoveEvent, float]:
         """Drop the robot's disc into `column` and wait for the camera to see it (arm time, event, vision time).
@@ -311,45 +319,46 @@ class Game:
             except DiscLostError as error:  # one that fell into a column is the camera's to find
                 lost = str(error)
             vision_started = time.perf_counter()
-            event = self._await_robot_disc()
+            move = self._await_robot_disc()
             vision_s = time.perf_counter() - vision_started
-            if event.kind is not MoveKind.NONE or attempt == DROP_ATTEMPTS:
-                return arm_s, event, vision_s
-            self._note(f"{lost.capitalize()} and it is not on the board: I fetch another one.")
+            if move.kind is not MoveKind.NONE or attempt == DROP_ATTEMPTS:
+                return arm_s, move, vision_s
+            self._notice(EventKind.DISC_FETCHED_AGAIN, (column,), detail=lost.capitalize())
             attempt += 1
 
     def _await_robot_disc(self) -> MoveEvent:
         """The robot's disc as the camera sees it, looking again when it has not arrived yet."""
-        event = MoveEvent(MoveKind.NONE, None, None, "no new disc")
+        move = MoveEvent(MoveKind.NONE, None, None, "no new disc")
         looks, deadline = 0, time.monotonic() + self.settings.give_up_after_s
         while looks <= self.settings.max_robot_retries and time.monotonic() < deadline:
             try:
                 reading = self.watcher.look(self.settings.look_timeout_s)
             except BoardUnseenError as error:
-                event = MoveEvent(MoveKind.BOARD_NOT_FOUND, None, None, str(error))
+                move = MoveEvent(MoveKind.BOARD_NOT_FOUND, None, None, str(error))
                 looks += 1
                 continue
-            event = detect_move(self.position.to_array(), reading, self.robot_player)
-            if event.kind is MoveKind.MOVE:
-                return event
-            if event.kind is MoveKind.COVERED:
-                self._note(event.message)  # a hand in the way is waited for, not a failed look
-            elif event.kind is MoveKind.TWO_DISCS:
-                self._handle_person_event(event)  # the person played again while the arm moved: they take it out
+            move = detect_move(self.position.to_array(), reading, self.robot_player)
+            if move.kind is MoveKind.MOVE:
+                return move
+            if move.kind is MoveKind.COVERED:
+                self._notice_move(move, reading)  # a hand in the way is waited for, not a failed look
+            elif move.kind is MoveKind.TWO_DISCS:
+                self._handle_person_event(move, reading)  # the person played again while the arm moved
             else:
                 looks += 1
-        return event
+        return move
 
     def _game_over(self) -> None:
         winner = self.position.winner()
+        four = tuple((r, c) for c, r in self.position.winning_cells())
         if winner == 0:
             self.log.winner = "draw"
-            self.tell("The board is full: a draw. Well played!")
+            outcome = "The board is full: a draw. Well played!"
         else:
             self.log.winner = "robot" if winner == self.robot_player else "opponent"
-            four = ", ".join(f"column {c + 1} row {r + 1}" for c, r in self.position.winning_cells())
-            who = "I win" if self.log.winner == "robot" else "You win"
-            self.tell(f"{who}! The four: {four}.")
+            where = ", ".join(f"column {c + 1} row {r + 1}" for r, c in four)
+            outcome = f"{'I win' if self.log.winner == 'robot' else 'You win'}! The four: {where}."
+        self._say(EventKind.GAME_OVER, sorted({c for _, c in four}), four, outcome=outcome)
         self._save()
 
 
@@ -373,10 +382,36 @@ def _search_snapshot(result: SearchResult, stones: int) -> dict:
     }
 
 
+def _move_subject(
+    move: MoveEvent, before: np.ndarray, reading: BoardReading | None
+) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]]:
+    """The columns and cells (row, column) a vision event is about: the columns something covers, the new discs,
+    the disc that went or is wrong."""
+    if move.kind is MoveKind.COVERED and reading is not None and reading.covered is not None:
+        return tuple(int(c) for c in np.flatnonzero(reading.covered.any(axis=0))), ()
+    if move.kind is MoveKind.TWO_DISCS and reading is not None:
+        new = np.argwhere((before == 0) & (players_grid(before, reading.grid) != 0))
+        cells = tuple((int(r), int(c)) for r, c in new)
+        return tuple(sorted({c for _, c in cells})), cells
+    if move.column is not None and move.row is not None:
+        return (move.column,), ((move.row, move.column),)
+    return (), ()
+
+
 def _new_disc_column(before: np.ndarray, after: np.ndarray) -> int | None:
     """The column of the one disc in `after` that `before` does not have (None if not exactly one)."""
     new = np.argwhere((before == 0) & (after != 0))
     return int(new[0][1]) if len(new) == 1 else None
 
 
-__all__ = ["BoardUnseenError", "BoardWatcher", "Game", "GameObserver", "GameLog", "GameSettings", "RobotTurn", "Table"]
+__all__ = [
+    "BoardUnseenError",
+    "BoardWatcher",
+    "Game",
+    "GameEvent",
+    "GameObserver",
+    "GameLog",
+    "GameSettings",
+    "RobotTurn",
+    "Table",
+]

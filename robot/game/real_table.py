@@ -22,6 +22,7 @@ from robot.arm import Arm, ArmConfig
 from robot.arm.drivers import serial_arm
 from robot.arm.kinematics import KinematicChain
 from robot.arm.planner import Planner, Workcell, play_column
+from robot.game.config import RealTableConfig
 from robot.game.log import GameLog
 from robot.game.loop import BoardWatcher, Game, GameSettings
 from robot.game.recorder import Recorder
@@ -40,13 +41,14 @@ ASK_EMPTY = (
 class RealTable:
     """`robot.game.Table` on the real table: the person plays by hand, the arm drops the robot's discs."""
 
-    def __init__(self, arm: Arm, planner: Planner, tell: Callable[[str], None]) -> None:
+    prompts_person = True  # the game says "your turn": a real person is not told by anything else
+
+    def __init__(self, arm: Arm, planner: Planner) -> None:
         self.arm = arm
         self.planner = planner
-        self.tell = tell
 
     def person_turn(self, position: Position) -> None:
-        self.tell("Your turn: drop one of your discs into a column.")
+        """The person plays by hand; the game prompts them."""
 
     def robot_drop(self, column: int) -> float:
         return play_column(self.arm, self.planner, column).arm_s
@@ -115,43 +117,47 @@ class _EndingCamera:
 class RealGame:
     """Connects the arm and the camera from the calibration; a context manager that lets go of both.
 
-    `confirm(question)` asks the person a yes-or-no question (None: no one can answer, as in a script).
+    `confirm(question)` asks the person a yes-or-no question (None: no one can answer, as in a script). `camera`
+    replaces the config's camera text with a frame source already open (tests, the digital twin).
     """
 
     def __init__(
         self,
-        port: str,
-        camera: str | Camera,
-        config_path: Path | None,
+        config: RealTableConfig,
         tell: Callable[[str], None],
-        record: Path | None = None,
-        record_png: bool = False,
         confirm: Callable[[str], bool] | None = None,
+        camera: Camera | None = None,
     ) -> None:
-        self.setup = calibration.load(config_path)
+        self.setup = calibration.load(config.calibration)
         self.confirm = confirm
         if self.setup.board is None or self.setup.colours is None:
             raise calibration.CalibrationError(
                 "the calibration has no board or no colours: run "
                 "`c4robot calibrate board` and `c4robot calibrate colours` first"
             )
-        config, chain, workcell = arm_from_setup(self.setup, port)
+        arm_config, chain, workcell = arm_from_setup(self.setup, config.port)
         self.tell = tell
         self.recorder: Recorder | None = None
         self.arm: Arm | None = None
-        self.camera = _EndingCamera(open_camera(camera) if isinstance(camera, str) else camera, str(camera))
+        self.camera = _EndingCamera(camera or open_camera(config.camera), config.camera)
         try:
-            self.arm = serial_arm(config, chain)
+            self.arm = serial_arm(arm_config, chain)
             self.arm.connect()
             self.arm.home()
-            planner = Planner(chain, workcell, config, seed_q=self.arm.joint_state())
+            planner = Planner(chain, workcell, arm_config, seed_q=self.arm.joint_state())
         except BaseException:
             self.close()
             raise
-        self.table = RealTable(self.arm, planner, tell)
-        self.recorder = Recorder(record, png_frames=record_png) if record else None
+        self.table = RealTable(self.arm, planner)
+        self.recorder = Recorder(config.record, png_frames=config.record_png) if config.record else None
 
-    def game(self, settings: GameSettings, log_path: Path | None, previous: GameLog | None) -> Game:
+    def game(
+        self,
+        settings: GameSettings,
+        log_path: Path | None,
+        previous: GameLog | None,
+        resume_command: str | None = None,
+    ) -> Game:
         """A game on this table; a resumed game must see on the board what its log says."""
         board, colours = self.setup.board, self.setup.colours
         references = (colours.robot_bgr, colours.person_bgr)
@@ -173,7 +179,7 @@ class RealGame:
         else:
             learn_empty_board(watcher, settings.look_timeout_s, self.confirm)
         on_move = self.recorder.save_move if self.recorder else None
-        game = Game(self.table, watcher, settings, log_path, self.tell, previous, on_move)
+        game = Game(self.table, watcher, settings, log_path, self.tell, previous, on_move, resume_command)
         if self.recorder is not None:
             game.watch(self.recorder)
         return game

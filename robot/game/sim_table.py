@@ -8,6 +8,7 @@ the two namings so the game loop sees only players' values.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import random
 from collections.abc import Callable
@@ -15,9 +16,11 @@ from pathlib import Path
 
 import numpy as np
 
+import calibration
 from calibration.sim_truth import SIM_ROBOT_DISCS, SIM_ROBOT_LETTER
 from engine import Position
 from robot.arm.planner import Planner, play_column
+from robot.game.config import SimTableConfig
 from robot.game.log import GameLog
 from robot.game.loop import BoardWatcher, Game, GameSettings
 from robot.game.opponents import Opponent, parse_opponent
@@ -147,6 +150,30 @@ class SimTable:
             self.person.drop(self.opponent.choose(position), PERSON_DISCS, draw_linger=False)
 
 
+def sim_calibration(world, path: Path | None) -> calibration.Setup:
+    """The calibration a simulated game reads with: the sections of the file at `path` (made with `c4robot
+    calibrate ... --sim`), the missing ones from the world's own exact calibration."""
+    exact = calibration.sim_setup(world, ROBOT_DISCS)
+    if path is None:
+        return exact
+    made = calibration.load(path)
+    # The exact calibration knows which discs are the robot's; a room's light may only rename their colour.
+    if made.colours is not None and made.colours.robot != SIM_ROBOT_LETTER:
+        raise ValueError(
+            f"the calibration {path} says the robot plays {made.colours.robot}, but in the simulation it plays "
+            f"{SIM_ROBOT_LETTER}: run `c4robot calibrate colours --sim --config {path}` again"
+        )
+    return dataclasses.replace(
+        exact,
+        camera=made.camera or exact.camera,
+        board=made.board or exact.board,
+        colours=made.colours or exact.colours,
+        drops=made.drops or exact.drops,
+        pick=made.pick or exact.pick,
+        arm=made.arm or exact.arm,
+    )
+
+
 class _TableGoingOn:
     """The world as the game's camera sees it: the table goes on for `CAMERA_FRAME_S` before every frame (the
     person's hand moves, a disc falls), as a real table does not wait for the camera."""
@@ -160,60 +187,44 @@ class _TableGoingOn:
 
 
 class SimGame:
-    """Everything a simulated game needs, built from a seed; a context manager that closes the world.
+    """Everything a simulated game needs, built from a `SimTableConfig`; a context manager that closes the world.
 
-    The calibration is the world's exact one (`calibration.sim_setup`, taken in the `room`: "plain", "varied"
-    or "hard", see `sim.room`) unless `config_path` names a calibration file made with `c4robot calibrate ... --sim`.
-    The person's hand has the room's habits (`sim.person.Habits.for_room`: lingering and covering holes in the
-    varied and hard rooms, a quick drop in the plain one); `lingers` asks for a turn's linger exactly.
+    The calibration is the world's exact one (`calibration.sim_setup`, taken in the config's room: "plain",
+    "varied" or "hard", see `sim.room`); a calibration file made with `c4robot calibrate ... --sim` replaces the
+    sections it has. The person's hand has the room's habits (`sim.person.Habits.for_room`: lingering and covering
+    holes in the varied and hard rooms, a quick drop in the plain one); `lingers` asks for a turn's linger exactly,
+    `mischief` for what people do wrong (see `SimTable`).
     """
 
     def __init__(
         self,
-        seed: int | None,
-        gui: bool,
-        opponent: str,
+        config: SimTableConfig,
         robot_first: bool,
         tell: Callable[[str], None],
         mischief: dict[int, str] | None = None,
-        record: Path | None = None,
-        config_path: Path | None = None,
-        arm: str = "c4arm",
-        room: str = "plain",
-        record_png: bool = False,
         lingers: dict[int, Linger] | None = None,
     ) -> None:
-        import calibration
         from robot.arm.drivers.sim import SimArm, sim_planner
         from sim import World, WorldConfig
         from sim.config import ArmMount
         from sim.room import furnish, room_for
         from vision.cameras import SimCamera
 
-        self.world = World(WorldConfig(arm=ArmMount.named(arm)), seed=seed or 0, gui=gui)
+        seed = config.seed or 0
+        self.world = World(WorldConfig(arm=ArmMount.named(config.arm)), seed=seed, gui=config.gui)
         try:
-            self.room = room_for(room, seed or 0)
+            self.room = room_for(config.room, seed)
             furnish(self.world, self.room)
-            rng = random.Random(seed)
-            person = parse_opponent(opponent, rng, input, tell)
-            hand = Person(self.world, Habits.for_room(room, seed or 0), np.random.default_rng([seed or 0, 41]))
+            person = parse_opponent(config.opponent, random.Random(config.seed), input, tell)
+            hand = Person(self.world, Habits.for_room(config.room, seed), np.random.default_rng([seed, 41]))
             self.table = SimTable(
                 self.world, SimArm(self.world), sim_planner(self.world), person, robot_first, mischief, hand, lingers
             )
-            setup = calibration.load(config_path) if config_path else calibration.sim_setup(self.world, ROBOT_DISCS)
-            if setup.board is None or setup.colours is None:
-                raise ValueError(
-                    f"the calibration {config_path} has no board or colours section: "
-                    f"run `c4robot calibrate board --sim` and `calibrate colours --sim`"
-                )
-            # The exact calibration knows which discs are the robot's; a room's light may only rename their colour.
-            if config_path and setup.colours.robot != SIM_ROBOT_LETTER:
-                raise ValueError(
-                    f"the calibration {config_path} says the robot plays {setup.colours.robot}, but in the simulation "
-                    f"it plays {SIM_ROBOT_LETTER}: run `c4robot calibrate colours --sim --config {config_path}` again"
-                )
+            setup = sim_calibration(self.world, config.calibration)
             colours = (setup.colours.robot_bgr, setup.colours.person_bgr)
-            self.recorder = Recorder(record, png_frames=record_png, wide_view=True) if record else None
+            self.recorder = (
+                Recorder(config.record, png_frames=config.record_png, wide_view=True) if config.record else None
+            )
             self.film = None
             self.watcher = BoardWatcher(
                 SimCamera(_TableGoingOn(self.world)),
@@ -229,7 +240,13 @@ class SimGame:
             raise
         self.tell = tell
 
-    def game(self, settings: GameSettings, log_path: Path | None, previous: GameLog | None) -> Game:
+    def game(
+        self,
+        settings: GameSettings,
+        log_path: Path | None,
+        previous: GameLog | None,
+        resume_command: str | None = None,
+    ) -> Game:
         """A game on this table; a resumed game first puts the logged discs back into the fresh world."""
         if previous is not None:
             for index, column in enumerate(previous.moves):
@@ -237,7 +254,7 @@ class SimGame:
                 self.world.drop_disc(column, self.table.world_player(player))
                 self.world.wait_until_settled()
         on_move = self.recorder.save_move if self.recorder else None
-        game = Game(self.table, self.watcher, settings, log_path, self.tell, previous, on_move)
+        game = Game(self.table, self.watcher, settings, log_path, self.tell, previous, on_move, resume_command)
         if self.recorder is not None:
             from sim.video import Film
 

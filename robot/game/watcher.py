@@ -23,6 +23,7 @@ import numpy as np
 from vision import BoardReading, Stabiliser, read
 from vision.cameras import Camera
 from vision.hole_samples import face_colour, sample_holes
+from vision.reading import COVERED_BOARD
 from vision.unchanged import cover_unproven_removals, reference_patches, trust_unchanged_empties
 
 # Frames of the empty board taken for its reference: their mean lowers the reference's own noise.
@@ -31,7 +32,12 @@ EMPTY_REFERENCE_FRAMES = 4
 
 class BoardUnseenError(TimeoutError):
     """The camera gave no stable reading of the board in time; the message is the sentence for the person
-    (board out of frame, unsure cells and why: dim light, colours alike)."""
+    (board out of frame, unsure cells and why: dim light, colours alike). `covers_board`: the last frame showed
+    something in front of the whole board."""
+
+    def __init__(self, message: str, covers_board: bool = False) -> None:
+        super().__init__(message)
+        self.covers_board = covers_board
 
 
 class BoardWatcher:
@@ -95,4 +101,5 @@ class BoardWatcher:
             if stable is not None:
                 return stable
         why = self.stabiliser.complaint or f"I have seen no steady view of the board for {timeout_s:.0f} s."
-        raise BoardUnseenError(why)
+        last = self.last_reading
+        raise BoardUnseenError(why, covers_board=last is not None and COVERED_BOARD in last.problems)

@@ -34,18 +34,20 @@ class LiveView:
         self.title = title
         self.states: LatestSlot[dict] = LatestSlot()
         self.camera = CameraStream()
-        self.events: list[str] = []
+        self.events: list[dict] = []  # the last events said, as their JSON (kind, columns, cells, message, time)
 
     def on_state(self, snapshot: dict) -> None:
         """A game snapshot in; the page's state out (the board, whose turn, the verdicts, the events)."""
-        if snapshot.get("message"):
-            self.events = [*self.events, snapshot["message"]][-EVENTS_KEPT:]
+        said = snapshot.get("event")
+        if said is not None:
+            self.events = [*self.events, said.to_json()][-EVENTS_KEPT:]
         rows, cols = snapshot["rows"], snapshot["cols"]
         robot_player = 1 if snapshot["robot_first"] else 2
         search = snapshot.get("search")
         self.states.put(
             {
                 **snapshot,
+                "event": None if said is None else said.to_json(),
                 "title": self.title,
                 "board": board_from_moves(snapshot["moves"], rows, cols),
                 "robot_player": robot_player,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 
 from engine import Position
+from robot.game.events import EventKind, GameEvent, event
 from robot.game.log import GameLog
 from robot.view.live import LiveView
 
@@ -18,13 +19,15 @@ def replay_snapshots(game_log: GameLog) -> list[dict]:
     """One game snapshot per step: the start, every move, the end (the shape robot.game.loop.Game publishes)."""
     position = Position.from_moves("", width=game_log.cols, height=game_log.rows)
     robot_player = 1 if game_log.robot_first else 2
-    snapshots = [_snapshot(game_log, position, [], "Replay of a saved game: the log has no camera pictures.")]
+    opening = event(EventKind.SAID, 0.0, detail="Replay of a saved game: the log has no camera pictures.")
+    snapshots = [_snapshot(game_log, position, [], opening)]
     for index, column in enumerate(game_log.moves):
-        mover = position.side_to_move
+        kind = EventKind.ROBOT_MOVED if position.side_to_move == robot_player else EventKind.PERSON_MOVED
         position = position.play(column)
-        who = "I played" if mover == robot_player else "You played"
-        snapshots.append(_snapshot(game_log, position, game_log.moves[: index + 1], f"{who} column {column + 1}."))
-    snapshots.append(_snapshot(game_log, position, game_log.moves, _ending(game_log)))
+        moved = event(kind, float(index + 1), (column,), column=column + 1)
+        snapshots.append(_snapshot(game_log, position, game_log.moves[: index + 1], moved))
+    ending = event(EventKind.GAME_OVER, float(len(game_log.moves) + 1), outcome=_ending(game_log))
+    snapshots.append(_snapshot(game_log, position, game_log.moves, ending))
     return snapshots
 
 
@@ -38,7 +41,7 @@ def _ending(game_log: GameLog) -> str:
     return f"The game stopped before its end: {game_log.stopped or 'no reason logged'}."
 
 
-def _snapshot(game_log: GameLog, position: Position, moves: list[int], message: str) -> dict:
+def _snapshot(game_log: GameLog, position: Position, moves: list[int], said: GameEvent) -> dict:
     over = position.is_over()
     robot_player = 1 if game_log.robot_first else 2
     turn = "over" if over else "robot" if position.side_to_move == robot_player else "person"
@@ -51,7 +54,8 @@ def _snapshot(game_log: GameLog, position: Position, moves: list[int], message: 
         "winner": game_log.winner if over else None,
         "winning_cells": [list(cell) for cell in position.winning_cells()] if over else [],
         "search": None,
-        "message": message,
+        "message": said.message,
+        "event": said,
     }
 
 

@@ -260,8 +260,11 @@ def test_any_text_as_a_calibration_file_parses_or_is_one_error(text: str) -> Non
 
 
 def _valid_log_document() -> dict:
-    log = GameLog(True, 6, 7, [3, 3, 2], [RobotTurn(3, 3, 0.1, 0.2, 1.5), RobotTurn(2, 2, 0.1, 0.2, 1.5)], ["hello"])
-    return {"version": 1, "rows": 6, "cols": 7, **log.summary()}
+    from robot.game.events import EventKind, GameEvent
+
+    notice = GameEvent(EventKind.COVERED, "hello", (2, 3), ((0, 2),), 1.5)
+    log = GameLog(True, 6, 7, [3, 3, 2], [RobotTurn(3, 3, 0.1, 0.2, 1.5), RobotTurn(2, 2, 0.1, 0.2, 1.5)], [notice])
+    return {"version": 2, "rows": 6, "cols": 7, **log.summary()}
 
 
 VALID_LOG = _valid_log_document()

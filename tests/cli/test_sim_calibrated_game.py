@@ -13,6 +13,7 @@ import pytest
 from one_sentence import run_in_process
 from test_cli_fuzz import VALID_LOG
 
+from robot.game.config import SimTableConfig
 from robot.game.log import GameLog
 from robot.game.loop import GameSettings
 from robot.game.sim_table import SimGame
@@ -53,7 +54,7 @@ def moved_board_config(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_a_game_that_cannot_go_on_stops_with_the_reason_and_is_saved(tmp_path: Path, moved_board_config: Path) -> None:
     config, log = moved_board_config, tmp_path / "game.json"
     told: list[str] = []
-    with SimGame(seed=3, gui=False, opponent="random", robot_first=False, tell=told.append, config_path=config) as sim:
+    with SimGame(SimTableConfig(seed=3, calibration=config), robot_first=False, tell=told.append) as sim:
         settings = GameSettings(give_up_after_s=4, look_timeout_s=2, remind_after_s=2, ponder=False, time_budget_s=0.2)
         result = sim.game(settings, log, None).play()
     assert result.winner is None and result.stopped and "no move of yours seen" in result.stopped
@@ -64,7 +65,7 @@ def test_a_game_that_cannot_go_on_stops_with_the_reason_and_is_saved(tmp_path: P
 def test_a_stopped_game_without_a_log_is_not_called_saved(moved_board_config: Path) -> None:
     config = moved_board_config
     told: list[str] = []
-    with SimGame(seed=3, gui=False, opponent="random", robot_first=False, tell=told.append, config_path=config) as sim:
+    with SimGame(SimTableConfig(seed=3, calibration=config), robot_first=False, tell=told.append) as sim:
         settings = GameSettings(give_up_after_s=2, look_timeout_s=1, remind_after_s=1, ponder=False, time_budget_s=0.2)
         sim.game(settings, None, None).play()
     assert "saved" not in told[-1].replace("unsaved", "") and "unsaved" in told[-1]

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import pytest
 
 from robot.arm import ArmResetError
-from robot.cli.game_commands import play_sim_game
 from robot.game import sim_table
+from robot.game.config import GameSettings, SimTableConfig
 from robot.game.log import GameLog
+from robot.game.play import play_sim_game, sim_settings
 
 
 def test_an_arm_reset_mid_move_is_told_and_the_game_can_resume(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -25,21 +25,11 @@ def test_an_arm_reset_mid_move_is_told_and_the_game_can_resume(tmp_path: Path, m
 
     monkeypatch.setattr(sim_table.SimTable, "robot_drop", drop_then_reset)
     told: list[str] = []
-    args = argparse.Namespace(
-        seed=3,
-        gui=False,
-        opponent="random",
-        robot_first=True,
-        level=5,
-        time_ms=200,
-        record=None,
-        config=None,
-        resume=False,
-    )
+    settings = sim_settings(GameSettings(robot_first=True, level=5, time_budget_s=0.2, seed=3))
     log_path = tmp_path / "game.json"
     with pytest.raises(ArmResetError):
-        play_sim_game(args, told.append, log_path)
-    assert any("restarted in the middle of my move" in message and "--resume" in message for message in told)
+        play_sim_game(SimTableConfig(seed=3), settings, told.append, log_path)
+    assert any("restarted in the middle of my move" in message and f"--log {log_path}" in message for message in told)
     saved = GameLog.load(log_path)
     assert len(saved.move_string) == 2  # the robot's first disc and the person's reply, nothing of the failed move
-    assert any("restarted" in event for event in saved.events)
+    assert [event.kind for event in saved.events] == ["arm_restarted"]

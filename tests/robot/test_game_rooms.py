@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import calibration
-from robot.cli.game_commands import bench_game_args, play_sim_game
+from robot.game.config import GameSettings, SimTableConfig
+from robot.game.play import play_sim_game, sim_settings
 from robot.game.real_table import ASK_EMPTY, learn_empty_board
 from robot.game.watcher import BoardWatcher
 from sim import World
@@ -20,12 +21,12 @@ from vision.cameras import SimCamera
 
 def test_a_game_in_a_room_whose_empty_holes_the_reader_doubts_finishes_in_agreement(tmp_path: Path) -> None:
     told: list[str] = []
-    args = bench_game_args(6, "random", robot_first=False, room="varied", give_up_s=120.0)
-    args.time_ms = 300
-    summary = play_sim_game(args, told.append, tmp_path / "g.json")
+    table = SimTableConfig(seed=6, room="varied")
+    settings = sim_settings(GameSettings(time_budget_s=0.3, seed=6), give_up_s=120.0)
+    summary = play_sim_game(table, settings, told.append, tmp_path / "g.json")
     assert summary["winner"] in ("robot", "opponent", "draw"), f"the game did not finish: {told[-3:]}"
     assert summary["board_agreement"] is True
-    assert not any("not sure" in event for event in summary["events"]), summary["events"]
+    assert not any(event["kind"] == "board_unseen" for event in summary["events"]), summary["events"]
 
 
 @contextlib.contextmanager

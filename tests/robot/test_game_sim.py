@@ -2,31 +2,24 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
 import pytest
 
 from robot.cli import main
-from robot.cli.game_commands import play_sim_game
+from robot.game.config import GameSettings, SimTableConfig
+from robot.game.events import EventKind, GameEvent
 from robot.game.log import GameLog
+from robot.game.play import play_sim_game, sim_settings
 
 
-def _args(**overrides) -> argparse.Namespace:
-    values = {
-        "seed": 3,
-        "gui": False,
-        "opponent": "random",
-        "robot_first": False,
-        "level": 10,
-        "time_ms": 300,
-        "record": None,
-        "config": None,
-        "resume": False,
-    }
-    values.update(overrides)
-    return argparse.Namespace(**values)
+def _play(tmp_path: Path, seed: int, robot_first: bool = False, tell=lambda m: None, previous=None, **table) -> dict:
+    """A simulated game as `play --sim` plays it, at 300 ms a move."""
+    settings = sim_settings(GameSettings(robot_first=robot_first, time_budget_s=0.3, seed=seed))
+    mischief = table.pop("mischief", None)
+    config = SimTableConfig(seed=seed, **table)
+    return play_sim_game(config, settings, tell, tmp_path / "g.json", previous, mischief=mischief)
 
 
 def test_play_sim_prints_a_json_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -46,7 +39,7 @@ def test_play_sim_prints_a_json_summary(tmp_path: Path, capsys: pytest.CaptureFi
 
 
 def test_robot_first_against_an_engine_person_wins_or_draws(tmp_path: Path) -> None:
-    summary = play_sim_game(_args(robot_first=True, opponent="engine:3", seed=5), lambda m: None, tmp_path / "g.json")
+    summary = _play(tmp_path, 5, robot_first=True, opponent="engine:3")
     assert summary["winner"] in ("robot", "draw")
     assert summary["board_agreement"] is True
 
@@ -54,22 +47,25 @@ def test_robot_first_against_an_engine_person_wins_or_draws(tmp_path: Path) -> N
 @pytest.mark.parametrize("trick", ["two_discs", "wrong_colour", "take_back", "again_in_robot_turn"])
 def test_what_people_do_is_told_and_the_game_goes_on(tmp_path: Path, trick: str) -> None:
     told: list[str] = []
-    summary = play_sim_game(_args(seed=4), told.append, tmp_path / "g.json", mischief={1: trick})
+    summary = _play(tmp_path, 4, tell=told.append, mischief={1: trick})
     assert summary["events"], f"{trick} went unnoticed"
     assert summary["board_agreement"] is True
     assert summary["winner"] in ("robot", "opponent", "draw"), f"the game did not finish: {told}"
-    assert any(event in told for event in summary["events"])
+    assert any(event["message"] in told for event in summary["events"])
+    expected = {"two_discs": "two_discs", "wrong_colour": "wrong_colour", "take_back": "disc_removed"}
+    if trick in expected:
+        assert expected[trick] in [event["kind"] for event in summary["events"]]
 
 
 def test_resume_continues_the_logged_game(tmp_path: Path) -> None:
     log_path = tmp_path / "g.json"
-    first = play_sim_game(_args(seed=6), lambda m: None, log_path)
+    first = _play(tmp_path, 6)
     partial = GameLog.load(log_path)
     partial.moves = partial.moves[:3]
     partial.turns = partial.turns[:1]
     partial.winner = None
     partial.save(log_path)
-    resumed = play_sim_game(_args(seed=6, resume=True), lambda m: None, log_path)
+    resumed = _play(tmp_path, 6, previous=GameLog.load(log_path))
     assert resumed["moves"].startswith(first["moves"][:3])
     assert resumed["winner"] in ("robot", "opponent", "draw")
 
@@ -112,10 +108,9 @@ class _BlockedForAWhile:
 
 
 def _sim_game(tmp_path: Path, told: list[str], **settings):
-    from robot.game.loop import GameSettings
     from robot.game.sim_table import SimGame
 
-    game_setup = SimGame(seed=4, gui=False, opponent="random", robot_first=False, tell=told.append)
+    game_setup = SimGame(SimTableConfig(seed=4), robot_first=False, tell=told.append)
     game = game_setup.game(GameSettings(time_budget_s=0.2, **settings), tmp_path / "g.json", None)
     return game_setup, game
 
@@ -155,7 +150,9 @@ def test_a_robot_disc_in_the_wrong_column_is_reported_and_the_game_follows_the_b
         summary = game.play().summary()
     first = summary["turns"][0]
     assert first["landed"] == missed[0] + 1 != first["column"]
-    assert any("instead of" in event for event in summary["events"])
+    assert [event["columns"] for event in summary["events"] if event["kind"] == "disc_elsewhere"] == [
+        [missed[0] + 1, first["column"]]
+    ]
     assert summary["board_agreement"] is True
     assert summary["winner"] in ("robot", "opponent", "draw")
 
@@ -172,65 +169,60 @@ def test_a_jammed_robot_disc_stops_the_game_with_a_clear_error(tmp_path: Path) -
 
 
 def test_record_saves_each_move_and_a_video(tmp_path: Path) -> None:
-    summary = play_sim_game(_args(seed=2, record=tmp_path / "rec"), lambda m: None, tmp_path / "g.json")
+    summary = _play(tmp_path, 2, record=tmp_path / "rec")
     pictures = sorted((tmp_path / "rec").glob("move_*.png"))
     assert len(pictures) == len(summary["moves"])
     assert (tmp_path / "rec" / "game.mp4").stat().st_size > 0
 
 
-def test_bench_rooms_reads_the_columns_a_sentence_names() -> None:
-    from robot.cli.room_games import named_columns
-
-    assert named_columns("Something covers column 3 of the board: I am waiting") == {2}
-    assert named_columns("Something covers columns 1-4, 6-7 of the board: I am waiting") == {0, 1, 2, 3, 5, 6}
-    assert named_columns("No new disc yet.") == frozenset()
+def _judged(judge, *said: GameEvent) -> None:
+    for each in said:
+        judge.on_state({"event": each})
 
 
 def test_bench_rooms_judges_a_cover_by_what_the_hand_really_hid() -> None:
-    """Said while the hand lingers over columns 3-5: "covers columns 3-5" is true, "covers columns 1-5" is not
-    (column 1 is in view), nor is any other sentence; said after the hand withdrew, no cover is true."""
+    """Said while the hand lingers over columns 3-5: a cover of columns 3-5 is true, of columns 1-5 is not
+    (column 1 is in view), nor is any other notice; said after the hand withdrew, no cover is true."""
     import numpy as np
 
-    from robot.cli.room_games import _FrameKeeper
+    from robot.game.room_trials import EventJudge
     from sim import World
     from sim.person import Habits, Linger, Person
 
-    true_cover = "Something covers columns 3-5 of the board: I am waiting until I can see it."
-    wide_cover = "Something covers columns 1-5 of the board: I am waiting until I can see it."
-    other = "I see 2 new discs (columns 3, 4): please play one disc per turn."
-    keeper = _FrameKeeper(view=None)
+    true_cover = GameEvent(EventKind.COVERED, "covered", (2, 3, 4))
+    wide_cover = GameEvent(EventKind.COVERED, "covered", (0, 1, 2, 3, 4))
+    other = GameEvent(EventKind.TWO_DISCS, "two", (2, 3), ((0, 2), (0, 3)))
+    routine = GameEvent(EventKind.PERSON_MOVED, "moved", (5,))
+    judge = EventJudge()
     with World(seed=2) as world:
-        keeper.person = Person(world, Habits.for_room("varied", 2), np.random.default_rng(2))
-        visit = keeper.person.drop(5, 1, Linger(columns=(2, 4), seconds=2.0))
+        judge.person = Person(world, Habits.for_room("varied", 2), np.random.default_rng(2))
+        visit = judge.person.drop(5, 1, Linger(columns=(2, 4), seconds=2.0))
         world.step(sum(visit.lingers_s) / 2 - (world.time_s - visit.started_s))
-        for message in (true_cover, wide_cover, other):
-            keeper.mark(message)
-        keeper.person.finish()
-        keeper.mark(true_cover)
-    false = keeper.false_events([true_cover, wide_cover, other, true_cover])
-    assert [event.split(" [")[0] for event in false] == [wide_cover, other, true_cover]
-    hid = false[0].split("the hand hid holes in columns: ")[1].rstrip("]").split(", ")
-    assert {"3", "4", "5"} <= set(hid) and "1" not in hid  # the forearm may cross more columns, never column 1
-    assert false[-1].endswith("the hand hid holes in columns: none]")
+        _judged(judge, true_cover, wide_cover, other, routine)
+        judge.person.finish()
+        _judged(judge, true_cover)
+    false = judge.false_events
+    assert [m.event for m in false] == [wide_cover, other, true_cover]
+    assert {2, 3, 4} <= false[0].hidden_columns and 0 not in false[0].hidden_columns  # the forearm may cross more
+    assert false[-1].hidden_columns == frozenset()
+    assert len(judge.notices) == 4  # the routine move is not a notice
 
 
 def test_bench_rooms_counts_the_whole_board_covered_true_only_when_the_hand_hid_every_column() -> None:
     import numpy as np
 
-    from robot.cli.room_games import _FrameKeeper
+    from robot.game.room_trials import EventJudge
     from sim import World
     from sim.person import Habits, Linger, Person
-    from vision.reading import COVERED_BOARD
 
-    whole = f"I cannot see the board ({COVERED_BOARD}): please keep it in the camera's view, uncovered."
-    keeper = _FrameKeeper(view=None)
+    whole = GameEvent(EventKind.BOARD_COVERED, "covered", tuple(range(7)))
+    judge = EventJudge()
     with World(seed=2) as world:
-        keeper.person = Person(world, Habits.for_room("varied", 2), np.random.default_rng(2))
+        judge.person = Person(world, Habits.for_room("varied", 2), np.random.default_rng(2))
         for columns in ((2, 4), (0, 6)):
-            visit = keeper.person.drop(3, 1, Linger(columns=columns, seconds=2.0))
+            visit = judge.person.drop(3, 1, Linger(columns=columns, seconds=2.0))
             world.step(sum(visit.lingers_s) / 2 - (world.time_s - visit.started_s))
-            keeper.mark(whole)
-            keeper.person.finish()
-    assert [said.hidden_columns for said in keeper.said][1] == frozenset(range(7))
-    false = keeper.false_events([whole, whole])
-    assert len(false) == 1 and "1" not in false[0].split("the hand hid holes in columns: ")[1]
+            _judged(judge, whole)
+            judge.person.finish()
+    assert judge.marked[1].hidden_columns == frozenset(range(7))
+    assert len(judge.false_events) == 1 and 0 not in judge.false_events[0].hidden_columns

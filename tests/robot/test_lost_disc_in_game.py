@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from robot.game.config import SimTableConfig
 from robot.game.loop import GameSettings
 from robot.game.sim_table import SimGame
 from sim.upsets import knock_in_carry, knock_on_release
@@ -14,7 +15,7 @@ from sim.upsets import knock_in_carry, knock_on_release
 
 def test_a_disc_torn_out_on_the_way_is_fetched_again_and_the_person_told(tmp_path: Path) -> None:
     told: list[str] = []
-    with SimGame(seed=4, gui=False, opponent="random", robot_first=True, tell=told.append) as setup:
+    with SimGame(SimTableConfig(seed=4), robot_first=True, tell=told.append) as setup:
         settings = GameSettings(robot_first=True, time_budget_s=0.1, level=3, ponder=False, look_timeout_s=2.0)
         game = setup.game(settings, tmp_path / "game.json", None)
         knock_in_carry(setup.world, 1.4, (0.0, 0.0, 80.0))  # over the board: torn out of the jaws, off the table
@@ -32,7 +33,7 @@ def test_a_disc_torn_out_on_the_way_is_fetched_again_and_the_person_told(tmp_pat
 
 def test_a_disc_knocked_aside_as_the_jaws_open_is_fetched_again(tmp_path: Path) -> None:
     told: list[str] = []
-    with SimGame(seed=5, gui=False, opponent="random", robot_first=True, tell=told.append) as setup:
+    with SimGame(SimTableConfig(seed=5), robot_first=True, tell=told.append) as setup:
         settings = GameSettings(robot_first=True, time_budget_s=0.1, level=3, ponder=False, look_timeout_s=2.0)
         game = setup.game(settings, tmp_path / "game.json", None)
         knock_on_release(setup.world, (0.0, -9.0, 0.0))  # towards the camera: out of the funnel, onto the table

@@ -11,6 +11,7 @@ import pytest
 
 from robot.arm.drivers.sim import SimArm, sim_planner
 from robot.cli import main
+from robot.game.config import SimTableConfig
 from robot.game.loop import GameSettings
 from robot.game.recorder import END_HOLD_S, FOUR_BGR, Recorder
 from robot.game.sim_table import SimGame
@@ -46,7 +47,7 @@ def test_filming_leaves_the_game_as_it_was() -> None:
 
 
 def test_a_recorded_arm_move_shows_the_arm_moving_in_real_time(tmp_path: Path) -> None:
-    with SimGame(seed=1, gui=False, opponent="random", robot_first=True, tell=lambda m: None, record=tmp_path) as setup:
+    with SimGame(SimTableConfig(seed=1, record=tmp_path), robot_first=True, tell=lambda m: None) as setup:
         setup.game(GameSettings(robot_first=True), None, None)
         world, recorder = setup.world, setup.recorder
         arm = SimArm(world)

@@ -109,9 +109,11 @@ def test_play_offers_every_room_kind() -> None:
 def test_bench_game_in_rooms_reports_each_game_with_its_room(capsys: pytest.CaptureFixture[str]) -> None:
     from robot.cli import main
 
-    assert main(["bench", "game", "--rooms", "1", "--room", "varied", "--seed", "2", "--opponent", "random"]) == 0
+    assert (
+        main(["bench", "game", "rooms", "--games", "1", "--room", "varied", "--seed", "2", "--opponent", "random"]) == 0
+    )
     out = capsys.readouterr().out
-    assert room_for("varied", 2).describe() in out
+    assert "game 1/1: seed 2" in out
     assert "games finished: 1/1" in out
     assert "board agreement after every move: 1/1 games" in out
     assert "false events (no one misbehaved; not a hand really in front of the columns named): 0" in out
@@ -119,13 +121,14 @@ def test_bench_game_in_rooms_reports_each_game_with_its_room(capsys: pytest.Capt
 
 
 def test_a_room_failure_keeps_the_frame_it_was_said_at(tmp_path) -> None:
-    from robot.cli.room_games import _FrameKeeper
+    from robot.game.events import EventKind, GameEvent
+    from robot.game.room_trials import EventJudge
 
-    keeper = _FrameKeeper(view=None)
+    judge = EventJudge()
     first, second = np.zeros((4, 4, 3), np.uint8), np.full((4, 4, 3), 200, np.uint8)
-    keeper.on_frame(first, None)
-    keeper.on_state({"message": "I see 2 new discs (columns 6): please play one disc per turn."})
-    keeper.on_frame(second, None)
-    saved = keeper.save(tmp_path, "varied_seed11", ["I see 2 new discs (columns 6): please play one disc per turn."])
+    judge.on_frame(first, None)
+    judge.on_state({"event": GameEvent(EventKind.TWO_DISCS, "two new discs", (5,))})
+    judge.on_frame(second, None)
+    saved = judge.save(tmp_path, "varied_seed11", judge.false_events)
     assert [path.name for path in saved] == ["varied_seed11_1.png"]
     assert cv2.imread(str(saved[0])).max() == 0, "the frame the game had looked at when it spoke, not the last"

@@ -112,7 +112,7 @@ class _AlwaysFirstColumn:
 
 
 def test_a_short_game_waits_for_a_lingering_hand_and_agrees_with_the_board(tmp_path) -> None:
-    from robot.game.loop import GameSettings
+    from robot.game.config import GameSettings, SimTableConfig
     from robot.game.sim_table import SimGame
 
     told: list[str] = []
@@ -127,12 +127,7 @@ def test_a_short_game_waits_for_a_lingering_hand_and_agrees_with_the_board(tmp_p
                 covered_columns.update(np.flatnonzero(reading.covered.any(axis=0)))
 
     with SimGame(
-        seed=5,
-        gui=False,
-        opponent="random",
-        robot_first=True,
-        tell=told.append,
-        lingers={0: Linger(columns=(2, 4), seconds=2.0)},
+        SimTableConfig(seed=5), robot_first=True, tell=told.append, lingers={0: Linger(columns=(2, 4), seconds=2.0)}
     ) as sim:
         sim.table.opponent = _AlwaysFirstColumn()
         game = sim.game(GameSettings(robot_first=True, time_budget_s=0.1, seed=5, ponder=False), None, None)
@@ -140,5 +135,5 @@ def test_a_short_game_waits_for_a_lingering_hand_and_agrees_with_the_board(tmp_p
         summary = game.play().summary()
     assert summary["winner"] == "robot" and summary["board_agreement"] is True
     assert {2, 3, 4} <= covered_columns  # the game saw the hand over columns 3-5 ...
-    assert all("cover" in event.lower() for event in summary["events"])  # ... and named it, nothing else
+    assert all(event["kind"] == "covered" for event in summary["events"])  # ... and named it, nothing else
     assert summary["events"]

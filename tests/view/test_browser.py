@@ -77,13 +77,13 @@ class HoldAtEveryMove:
 
 
 def test_the_page_shows_the_board_after_every_move_of_a_sim_game(tmp_path: Path) -> None:
-    from robot.game.loop import GameSettings
+    from robot.game.config import GameSettings, SimTableConfig
     from robot.game.sim_table import SimGame
 
     told: list[str] = []
     with (
         ViewServer(LiveView(), port=0) as server,
-        SimGame(seed=5, gui=False, opponent="random", robot_first=True, tell=told.append) as game_setup,
+        SimGame(SimTableConfig(seed=5), robot_first=True, tell=told.append) as game_setup,
     ):
         game = game_setup.game(GameSettings(robot_first=True, time_budget_s=0.2), tmp_path / "g.json", None)
         observer = HoldAtEveryMove(server.view)

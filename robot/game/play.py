@@ -1,0 +1,73 @@
+"""Playing one whole game from configs: on the simulated table or the real one. The CLI, the benches and the tests
+all come through here, each with the configs they built."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from pathlib import Path
+
+from robot.game.config import (
+    SIM_GIVE_UP_S,
+    SIM_REMIND_AFTER_S,
+    GameSettings,
+    RealTableConfig,
+    SimTableConfig,
+)
+from robot.game.log import GameLog
+from robot.game.loop import GameObserver
+
+
+def sim_settings(settings: GameSettings, give_up_s: float | None = None) -> GameSettings:
+    """`settings` with the simulated person's patience: reminded sooner, given up on after `give_up_s` (default
+    `SIM_GIVE_UP_S`)."""
+    return dataclasses.replace(settings, remind_after_s=SIM_REMIND_AFTER_S, give_up_after_s=give_up_s or SIM_GIVE_UP_S)
+
+
+def play_sim_game(
+    table: SimTableConfig,
+    settings: GameSettings,
+    tell: Callable[[str], None],
+    log_path: Path | None,
+    previous: GameLog | None = None,
+    observers: tuple[GameObserver, ...] = (),
+    mischief: dict[int, str] | None = None,
+    resume_command: str | None = None,
+) -> dict:
+    """A whole game in a fresh simulated world; its summary. A `previous` log is resumed (who starts comes from
+    it); `observers` watch the game (a live view, a bench's judge)."""
+    from robot.game.sim_table import SimGame
+
+    settings = _resumed(settings, previous)
+    with SimGame(table, settings.robot_first, tell, mischief) as game_setup:
+        game = game_setup.game(settings, log_path, previous, resume_command)
+        for observer in observers:
+            game.watch(observer)
+        return game.play().summary()
+
+
+def play_real_game(
+    table: RealTableConfig,
+    settings: GameSettings,
+    tell: Callable[[str], None],
+    log_path: Path | None,
+    previous: GameLog | None = None,
+    observers: tuple[GameObserver, ...] = (),
+    confirm: Callable[[str], bool] | None = None,
+    resume_command: str | None = None,
+) -> dict:
+    """A whole game on the real table (the arm on its serial port, the camera, the calibration); its summary.
+    `confirm(question)` asks the person yes or no (None where no one can answer)."""
+    from robot.game.real_table import RealGame
+
+    settings = _resumed(settings, previous)
+    with RealGame(table, tell, confirm) as game_setup:
+        game = game_setup.game(settings, log_path, previous, resume_command)
+        for observer in observers:
+            game.watch(observer)
+        return game.play().summary()
+
+
+def _resumed(settings: GameSettings, previous: GameLog | None) -> GameSettings:
+    """A resumed game keeps who started."""
+    return settings if previous is None else dataclasses.replace(settings, robot_first=previous.robot_first)
