@@ -11,64 +11,66 @@ from robot.cli.common import COMMON, bounded_int, finite_float
 
 
 def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubParsersAction) -> None:
-    """Add the `bench arm` target."""
-    bench = bench_targets.add_parser(
-        "arm",
+    """Add `bench arm columns|drops` and `bench serial`."""
+    bench = bench_targets.add_parser("arm", parents=[COMMON], help="the simulated arm: turn times, IK error, drops")
+    modes = bench.add_subparsers(dest="mode", required=True, metavar="MODE")
+    columns = modes.add_parser(
+        "columns",
         parents=[COMMON],
-        help="robot turn time, IK error and drops landed per column (simulated time)",
-        description="Plays robot turns in the simulated world at the configured motion limits and prints, per "
-        "column, the turn time (leaving home to the end of the retreat), the way home, the IK error and "
-        "how many discs landed in the right cell. --drops N plays N more turns into random columns with the "
-        "physical carry (the jaws pinch by contact and friction), --upsets F upsets some on purpose, and counts picks "
-        "missed, discs lost in transit, discs landed and misses nobody was told of (exit status 1 if any).",
+        help="turn time, IK error and discs landed per column (simulated time)",
+        description="Plays robot turns in the simulated world at the given motion limits and prints, per column, "
+        "the turn time (leaving home to the end of the retreat), the way home, the IK error and how many discs "
+        "landed in the right cell.",
     )
-    bench.add_argument("--columns", default="", help="1-based columns, e.g. 1,4,7 (default: all)")
-    bench.add_argument(
+    columns.add_argument("--columns", default=None, help="1-based columns, e.g. 1,4,7 (default: all)")
+    columns.add_argument(
         "--turns", type=bounded_int(1, 100), default=6, help="robot turns per column (6 fills a column; default 6)"
     )
-    bench.add_argument(
-        "--drops",
-        type=bounded_int(0, 10_000),
-        default=0,
-        metavar="N",
-        help="also play N robot turns into random columns with the physical carry and count picks missed, discs "
-        "lost in transit, discs landed, and misses nobody was told of",
-    )
-    bench.add_argument(
-        "--upsets",
-        type=finite_float(0, 1),
-        default=0.0,
-        metavar="F",
-        help="with --drops: this fraction of the turns is upset (a flick on the carried disc on the way or as the "
-        "jaws open, a jammed dispenser)",
-    )
-    bench.add_argument(
-        "--servo-error-deg",
-        type=finite_float(0, 10),
-        default=0.0,
-        metavar="D",
-        help="with --drops: each turn as on a table whose servo zeros are off by up to D degrees per joint "
-        "(drawn per turn; the planner does not know)",
-    )
-    bench.add_argument(
+    columns.add_argument(
         "--free-drops",
         type=bounded_int(0, 10_000),
         default=0,
         metavar="N",
         help="also drop N free discs over the columns (no arm) and print where they landed",
     )
-    bench.add_argument("--seed", type=bounded_int(0, 2**31 - 1), default=0)
-    bench.add_argument(
-        "--velocity-deg-s", type=finite_float(1, 1000), default=90.0, help="joint speed limit (default 90)"
+    drops = modes.add_parser(
+        "drops",
+        parents=[COMMON],
+        help="robot turns into random columns with the physical carry: picks missed, discs lost, landed, unreported",
+        description="Plays robot turns into random columns with the physical carry (the jaws pinch by contact and "
+        "friction), upsets some on purpose if asked, and counts picks missed, discs lost in transit, discs landed "
+        "and misses nobody was told of (exit status 1 if any).",
     )
-    bench.add_argument(
-        "--acceleration-deg-s2",
-        type=finite_float(1, 10_000),
-        default=300.0,
-        help="joint acceleration limit (default 300)",
+    drops.add_argument("--turns", type=bounded_int(1, 10_000), default=20, help="robot turns (default 20)")
+    drops.add_argument(
+        "--upsets",
+        type=finite_float(0, 1),
+        default=0.0,
+        metavar="F",
+        help="this fraction of the turns is upset (a flick on the carried disc on the way or as the jaws open, a "
+        "jammed dispenser)",
     )
-    bench.add_argument("--profile", choices=("trapezoid", "quintic"), default="trapezoid")
-    bench.set_defaults(run=run_bench)
+    drops.add_argument(
+        "--servo-error-deg",
+        type=finite_float(0, 10),
+        default=0.0,
+        metavar="D",
+        help="each turn as on a table whose servo zeros are off by up to D degrees per joint (drawn per turn; the "
+        "planner does not know)",
+    )
+    for mode, run in ((columns, run_bench), (drops, run_bench_drops)):
+        mode.add_argument("--seed", type=bounded_int(0, 2**31 - 1), default=0)
+        mode.add_argument(
+            "--velocity-deg-s", type=finite_float(1, 1000), default=90.0, help="joint speed limit (default 90)"
+        )
+        mode.add_argument(
+            "--acceleration-deg-s2",
+            type=finite_float(1, 10_000),
+            default=300.0,
+            help="joint acceleration limit (default 300)",
+        )
+        mode.add_argument("--profile", choices=("trapezoid", "quintic"), default="trapezoid")
+        mode.set_defaults(run=run)
 
     serial = bench_targets.add_parser(
         "serial",
@@ -83,9 +85,9 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
         "--points", type=bounded_int(1, 100), default=3, help="fault points per pick-and-drop (default 3)"
     )
     serial.add_argument(
-        "--protocols", default="", help="comma-separated subset of joint,uarm,grbl,feetech (default all)"
+        "--protocols", default=None, help="comma-separated subset of joint,uarm,grbl,feetech (default all)"
     )
-    serial.add_argument("--faults", default="", help="comma-separated subset of the faults (default all)")
+    serial.add_argument("--faults", default=None, help="comma-separated subset of the faults (default all)")
     serial.add_argument(
         "--late-s", type=finite_float(0.01, 60), default=3.0, help="how late the late reply is (default 3 s)"
     )
@@ -95,9 +97,11 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
     serial.set_defaults(run=run_bench_serial)
 
 
-def _parse_columns(text: str, count: int) -> list[int]:
-    if not text.strip():
+def _parse_columns(text: str | None, count: int) -> list[int]:
+    if text is None:
         return list(range(count))
+    if not text.strip():
+        raise ValueError("--columns is empty: give 1-based column numbers separated by commas, e.g. 1,4,7")
     try:
         columns = [int(part) - 1 for part in text.split(",") if part.strip()]
     except ValueError:
@@ -128,20 +132,11 @@ def workspace_ik_error_m(planner: object) -> tuple[float, int]:
 
 
 def run_bench(args: argparse.Namespace) -> int:
-    from robot.arm import ArmConfig
     from robot.arm.drivers.sim import SimArm, sim_planner
     from robot.arm.planner import play_column
     from sim import World
 
-    if args.servo_error_deg and not args.drops:
-        raise ValueError("--servo-error-deg applies to the carried drops: give their number with --drops N too")
-    if args.upsets and not args.drops:
-        raise ValueError("--upsets upsets the carried drops: give their number with --drops N too")
-    config = ArmConfig(
-        velocity_rad_s=math.radians(args.velocity_deg_s),
-        acceleration_rad_s2=math.radians(args.acceleration_deg_s2),
-        profile=args.profile,
-    )
+    config = _motion_limits(args)
     wall_start_s = time.perf_counter()
     with World(seed=args.seed) as world:
         geometry = world.config.board
@@ -183,7 +178,6 @@ def run_bench(args: argparse.Namespace) -> int:
             f"IK error over the board workspace: {worst_m * 1000:.4f} mm max over {poses} poses; "
             f"wall {time.perf_counter() - wall_start_s:.1f} s"
         )
-    unreported = _print_carried_drops(args, config) if args.drops else 0
     if args.free_drops:
         from sim.drops import run_drop_trials
 
@@ -193,11 +187,21 @@ def run_bench(args: argparse.Namespace) -> int:
             f"{stats.stuck} stuck, {stats.out} out; {stats.drops_per_s:.1f} drops/s, "
             f"sim {stats.realtime_factor:.1f}x real time"
         )
-    return 0 if landed_total == planned_total and not unreported else 1
+    return 0 if landed_total == planned_total else 1
 
 
-def _print_carried_drops(args: argparse.Namespace, config: object) -> int:
-    """`--drops N`: robot turns with the physical carry, upset as asked; returns the misses nobody was told of."""
+def _motion_limits(args: argparse.Namespace):
+    from robot.arm import ArmConfig
+
+    return ArmConfig(
+        velocity_rad_s=math.radians(args.velocity_deg_s),
+        acceleration_rad_s2=math.radians(args.acceleration_deg_s2),
+        profile=args.profile,
+    )
+
+
+def run_bench_drops(args: argparse.Namespace) -> int:
+    """Robot turns with the physical carry, upset as asked; exit status 1 if a miss went unreported."""
     import logging
 
     from robot.arm.planner import PICK_ATTEMPTS
@@ -210,7 +214,9 @@ def _print_carried_drops(args: argparse.Namespace, config: object) -> int:
         for logger in quieted:
             logger.setLevel(logging.ERROR)
     try:
-        stats = run_carry_trials(args.drops, args.seed, args.upsets, config, zero_error_deg=args.servo_error_deg)
+        stats = run_carry_trials(
+            args.turns, args.seed, args.upsets, _motion_limits(args), zero_error_deg=args.servo_error_deg
+        )
     finally:
         for logger in quieted:
             logger.setLevel(logging.NOTSET)
@@ -238,11 +244,16 @@ def _print_carried_drops(args: argparse.Namespace, config: object) -> int:
     )
     for problem in stats.named_errors + stats.unreported:
         print(f"    {problem}")
-    return len(stats.unreported)
+    return 1 if stats.unreported else 0
 
 
-def _subset(text: str, known: tuple[str, ...], what: str) -> tuple[str, ...]:
-    chosen = tuple(part.strip() for part in text.split(",") if part.strip()) or known
+def _subset(text: str | None, known: tuple[str, ...], what: str) -> tuple[str, ...]:
+    """The names listed in `text` (all of `known` when the option was not given); an empty list is refused."""
+    if text is None:
+        return known
+    chosen = tuple(part.strip() for part in text.split(",") if part.strip())
+    if not chosen:
+        raise ValueError(f"the list of {what} is empty: name at least one of {', '.join(known)}, or leave it out")
     unknown = [name for name in chosen if name not in known]
     if unknown:
         raise ValueError(f"unknown {what} {unknown}: choose from {', '.join(known)}")

@@ -56,23 +56,35 @@ def test_serial_arm_picks_the_driver_of_the_protocol() -> None:
     assert isinstance(serial_arm(ArmConfig.from_dict({"protocol": "gcode", "port": "x"}), chain), GcodeArm)
 
 
-def test_bench_arm_prints_a_row_per_column_and_the_carried_drops(capsys: pytest.CaptureFixture[str]) -> None:
-    argv = ["bench", "arm", "--columns", "1,7", "--turns", "1", "--drops", "3", "--servo-error-deg", "1"]
-    assert main(argv) == 0
+def test_bench_arm_columns_prints_a_row_per_column(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "arm", "columns", "--columns", "1,7", "--turns", "1"]) == 0
     out = capsys.readouterr().out
     rows = [line.split() for line in out.splitlines() if line.split()[:1] in (["1"], ["7"], ["all"])]
     assert [row[0] for row in rows] == ["1", "7", "all"]
     assert all(row[-1] == "1/1" for row in rows[:2]) and rows[-1][-1] == "2/2"
     assert all(0 < float(row[1]) <= 6.0 for row in rows)
+
+
+def test_bench_arm_drops_counts_the_carried_drops(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "arm", "drops", "--turns", "3", "--servo-error-deg", "1"]) == 0
+    out = capsys.readouterr().out
     assert "3 robot turns into random columns" in out and "servo zeros off by up to 1 deg" in out
     assert "discs landed: 3/3 in the chosen column" in out and "0 misses unreported" in out
 
 
-def test_bench_arm_refuses_carry_options_without_drops(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["bench", "arm", "--servo-error-deg", "1"]) == 2
-    assert "--drops N" in capsys.readouterr().err
-
-
-def test_bench_arm_rejects_a_column_off_the_board(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["bench", "arm", "--columns", "9"]) == 2
-    assert "not on the board" in capsys.readouterr().err
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["bench", "arm", "columns", "--servo-error-deg", "1"],  # a drops option in the columns mode
+        ["bench", "arm", "columns", "--columns", "9"],
+        ["bench", "arm", "columns", "--columns", ""],
+        ["bench", "serial", "--protocols", ""],
+        ["bench", "serial", "--faults", " , "],
+    ],
+)
+def test_bench_arm_and_serial_refuse_what_does_not_fit_in_one_sentence(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("c4robot: ")
