@@ -15,6 +15,9 @@ from engine import Position
 
 LINE_WORTH = (0.0, 1.0, 3.0, 9.0)  # a window of four holding 0..3 of one side's discs and none of the other's
 GIFT_PENALTY = 20.0  # a column whose disc lets the robot win right on top of it
+# The share of a diagonal's chance of going unseen that a line in each direction has: a column of three
+# stands out, a row less so, a diagonal least. (row step, column step) -> share.
+HIDDEN = {(1, 0): 0.25, (0, 1): 0.5, (1, 1): 1.0, (1, -1): 1.0}
 FORK_WORTH = 12.0  # a column that lets the robot make two threats at once (a minus), or makes two of one's own
 
 
@@ -23,7 +26,7 @@ class Skill:
     """How often a person sees each thing, and how much they care about the rest of the board."""
 
     takes_win: float  # chance of seeing a winning move of their own
-    blocks: float  # chance of seeing (and blocking) the robot's winning move
+    blocks: float  # chance of seeing (and blocking) the robot's winning move along a diagonal; plainer lines more
     avoids_gift: float  # chance, per column, of seeing that playing it lets the robot win above it
     foresight: float  # chance, per move, of looking for double threats: the robot's next one, one's own
     attack: float  # weight of building their own lines
@@ -62,11 +65,16 @@ class PersonOpponent:
         geometry = position.geometry
         mine, mask = position.bitboards
         robot_wins = geometry.winning_cells(mine ^ mask, mask)
-        threats = [column for column in legal if _landing_cell(position, column) & robot_wins]
-        if threats and self.rng.random() < skill.blocks:
-            return self.rng.choice(threats)
         grid = position.to_array()
         me = position.side_to_move
+        threats = [column for column in legal if _landing_cell(position, column) & robot_wins]
+        seen = [
+            column
+            for column in threats
+            if self.rng.random() < 1.0 - (1.0 - skill.blocks) * _how_hidden(grid, column, 3 - me, position.connect)
+        ]
+        if seen:
+            return self.rng.choice(seen)
         looks_ahead = self.rng.random() < skill.foresight
         worth = {column: self._worth(position, grid, me, column, robot_wins, skill) for column in legal}
         if looks_ahead:
@@ -103,6 +111,23 @@ def _makes_fork(after: Position) -> bool:
 def _allows_fork(after: Position) -> bool:
     """True when the side to move in `after` (the robot) has a disc that makes a fork."""
     return any(not after.is_winning_move(column) and _makes_fork(after.play(column)) for column in after.legal_moves())
+
+
+def _how_hidden(grid, column: int, player: int, connect: int) -> float:
+    """HIDDEN's share for the plainest line `player` completes by a disc in `column` (1.0 when none)."""
+    height, width = grid.shape
+    row = int((grid[:, column] != 0).sum())
+    shares = [1.0]
+    for (d_row, d_col), share in HIDDEN.items():
+        run = 1
+        for sign in (1, -1):
+            r, c = row + sign * d_row, column + sign * d_col
+            while 0 <= r < height and 0 <= c < width and grid[r, c] == player:
+                run += 1
+                r, c = r + sign * d_row, c + sign * d_col
+        if run >= connect:
+            shares.append(share)
+    return min(shares)
 
 
 def _landing_cell(position: Position, column: int) -> int:
