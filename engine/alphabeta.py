@@ -9,7 +9,7 @@ The numba kernel works on the line counts of engine/lines.py (any W x H, connect
   5. orders moves: table move, then the threats a move creates, then the centre,
   6. at depth 0 calls engine.evaluation.evaluate.
 Time control from outside: the kernel releases the GIL and polls `stop[0]` (a flag), `stop[1]` (a
-deadline on the cycle counter, engine/clock.py) and a node limit every 1024 nodes; an aborted iteration
+deadline on the kernels' clock, engine/clock.py) and a node limit every 1024 nodes; an aborted iteration
 is thrown away.
 Win scores are exact proofs (a forced win or loss found by the search); evaluation scores are not.
 Longer than 400 lines because the search is one numba kernel (about 230 lines, an explicit stack and
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from engine.clock import cycles
+from engine.clock import ticks
 from engine.evaluation import evaluate
 from engine.lines import Lines, board_lines
 from engine.scores import INFINITY, PROVEN, WIN
@@ -151,7 +151,7 @@ def _search(
         if mode == _ENTER:
             control[NODES] += 1
             if (control[NODES] & 1023) == 0 and (
-                stop[0] != 0 or control[NODES] >= control[NODE_LIMIT] or (stop[1] != 0 and np.int64(cycles()) > stop[1])
+                stop[0] != 0 or control[NODES] >= control[NODE_LIMIT] or (stop[1] != 0 and np.int64(ticks()) > stop[1])
             ):
                 control[ABORTED] = 1
                 for frame in range(ply - 1, -1, -1):
@@ -366,7 +366,7 @@ class AlphaBeta:
         self.tt_meta = np.zeros(size, dtype=np.int64)
         self.marks = np.zeros((3, self.lines.cells), dtype=np.int8)
         self.control = np.zeros(3, dtype=np.int64)
-        self.stop = np.zeros(2, dtype=np.int64)  # a stop flag, and a deadline on the cycle counter (0: none)
+        self.stop = np.zeros(2, dtype=np.int64)  # a stop flag, and a deadline on the kernels' clock (0: none)
         self._lock = threading.Lock()
         self._weights = np.zeros(0, dtype=np.int64)
         self.set_board(np.zeros((height, width), dtype=np.int8))

@@ -165,10 +165,10 @@ def _deepen(
     order = centre_first(position.width)
     best: Iteration | None = None
     heuristic.stop[0] = 0
-    if limit.time is not None:  # the kernel reads this deadline on the cycle counter (engine/clock.py)
-        from engine.clock import deadline_cycles  # numba's module: loaded here, not by `import engine`
+    if limit.time is not None:  # the kernel reads this deadline on its own clock (engine/clock.py)
+        from engine.clock import deadline_ticks  # numba's module: loaded here, not by `import engine`
 
-        heuristic.stop[1] = deadline_cycles(started + limit.time - TIMER_MARGIN_S)
+        heuristic.stop[1] = deadline_ticks(started + limit.time - TIMER_MARGIN_S)
     try:
         for depth in range(1, max_depth + 1):
             iteration_started = time.perf_counter()

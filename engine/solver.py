@@ -39,7 +39,7 @@ import numpy as np
 from numba import njit
 
 from engine.bitboard import ONE, ZERO, board_masks, fits_fast_path, popcount, rows_mask, winning_cells
-from engine.clock import cycles, deadline_cycles, seconds_per_cycle
+from engine.clock import deadline_ticks, seconds_per_tick, ticks
 from engine.pairing import NOTHING_PROVEN, follower_bound
 from engine.position import Position
 from engine.scores import column_scores
@@ -127,8 +127,8 @@ def solve_bits(
 
     The score is clamped into [`floor`, `ceiling`] (floor: "floor or less", ceiling: "ceiling or more"):
     a narrower range takes fewer null-window probes, (s, s + 1) just one.
-    The search gives up (aborted) past `node_limit` nodes, once `stop[0]` is set, or once the CPU's cycle
-    counter passes `stop[1]` (0: no deadline); the kernel releases the GIL and looks every 1024 nodes.
+    The search gives up (aborted) past `node_limit` nodes, once `stop[0]` is set, or once the kernels'
+    clock passes `stop[1]` (0: no deadline); the kernel releases the GIL and looks every 1024 nodes.
     The kernel reads the clock itself (engine/clock.py): a timer thread fires late on a busy machine.
     `unsigned` and `signed` are scratch space as `workspace(width, height)` makes,
     allocated once by the caller: an allocation per call would cost more than a small search.
@@ -274,7 +274,7 @@ def _search(
             if mode == _ENTER:
                 nodes += 1
                 if nodes > node_limit or (
-                    (nodes & 1023) == 0 and (stop[0] != 0 or (stop[1] != 0 and np.int64(cycles()) > stop[1]))
+                    (nodes & 1023) == 0 and (stop[0] != 0 or (stop[1] != 0 and np.int64(ticks()) > stop[1]))
                 ):
                     return 0, nodes, True, -1
                 cur = s_current[sp]
@@ -443,12 +443,12 @@ def solve_batch(
     signed: np.ndarray,
     scores: np.ndarray,
     nodes: np.ndarray,
-    spent_cycles: np.ndarray,
+    spent_ticks: np.ndarray,
 ) -> tuple[int, int]:
     """Solve many positions in one call (no per-position call from Python); returns the two tables'
     generations (big, small).
 
-    Each position's search is timed on its own with the cycle counter, excluding the tables' clearing
+    Each position's search is timed on its own with the kernels' clock, excluding the tables' clearing
     before it when `cold` (as the C++ reference measures).
     """
     never = np.zeros(2, dtype=np.int64)  # no deadline: every position is solved
@@ -457,7 +457,7 @@ def solve_batch(
             generation = next_generation(entries, generation)
             if small.shape[0] > 0:
                 small_generation = next_generation(small, small_generation)
-        started = cycles()
+        started = ticks()
         scores[i], nodes[i], _, _ = solve_bits(
             currents[i],
             masks[i],
@@ -477,7 +477,7 @@ def solve_batch(
             unsigned,
             signed,
         )
-        spent_cycles[i] = cycles() - started
+        spent_ticks[i] = ticks() - started
     return generation, small_generation
 
 
@@ -494,8 +494,8 @@ class Solver:
         self._sized_by_cache = table_size_mb is None
         self.table = TranspositionTable(cache_sized_mb() if table_size_mb is None else table_size_mb)
         self.small = TranspositionTable(SMALL_TABLE_MB)
-        self._stop = np.zeros(2, dtype=np.int64)  # a stop flag, and the deadline on the cycle counter
-        seconds_per_cycle()  # measured now (50 ms, once a process), not inside a solve with a deadline
+        self._stop = np.zeros(2, dtype=np.int64)  # a stop flag, and the deadline on the kernels' clock
+        seconds_per_tick()  # measured now (once a process), not inside a solve with a deadline
         self._workspaces: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
 
     def _workspace(self, position: Position) -> tuple[np.ndarray, np.ndarray]:
@@ -536,7 +536,7 @@ class Solver:
         self._stop[0] = 0
         self._stop[1] = 0
         if deadline is not None:
-            self._stop[1] = deadline_cycles(deadline)
+            self._stop[1] = deadline_ticks(deadline)
         start = time.perf_counter()
         score, nodes, aborted, column = solve_bits(
             np.uint64(current),
@@ -579,7 +579,7 @@ class Solver:
         boards = np.array([p.bitboards for p in positions], dtype=np.uint64)
         played = np.array([p.moves_played for p in positions], dtype=np.int64)
         scores, nodes, spent = (np.zeros(len(positions), dtype=np.int64) for _ in range(3))
-        period = seconds_per_cycle()
+        period = seconds_per_tick()
         self.table.generation, self.small.generation = solve_batch(
             boards[:, 0].copy(),
             boards[:, 1].copy(),
