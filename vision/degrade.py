@@ -14,7 +14,7 @@ The synthetic hands (a shaded forearm, palm and fingers over part of the board) 
 from __future__ import annotations
 
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -109,6 +109,12 @@ def darken(image: np.ndarray, fraction: float) -> np.ndarray:
     return np.round(image.astype(np.float64) * fraction).astype(np.uint8)
 
 
+def exposure(image: np.ndarray, factor: float) -> np.ndarray:
+    """The camera's exposure moved: every pixel value scaled by `factor`, saturating at 255 (a longer exposure
+    burns bright colours into white, a shorter one darkens everything)."""
+    return np.clip(np.round(image.astype(np.float64) * factor), 0, 255).astype(np.uint8)
+
+
 def _seeded(seed: int, *names: str) -> np.random.Generator:
     """A generator fixed by the seed and names (crc32, not hash(), which changes from run to run)."""
     return np.random.default_rng([seed, *(zlib.crc32(name.encode()) for name in names)])
@@ -173,6 +179,19 @@ HANDS = {
 CHANGES.update({name: _hand(*hand) for name, hand in HANDS.items()})
 
 
+# How the light of a room moves after calibration (a webcam's automatic exposure and white balance when a person
+# leans over the board or a cloud passes): `c4robot bench vision calibrated` reads every photo under each.
+DRIFTS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "none": lambda image: image.copy(),
+    **{
+        f"exposure {percent:+d}%": (lambda image, factor=1 + percent / 100: exposure(image, factor))
+        for percent in (-30, -20, -10, 10, 20, 30)
+    },
+    "warm light": lambda image: white_balance(image, WARM_GAINS_BGR),
+    "cool light": lambda image: white_balance(image, COOL_GAINS_BGR),
+}
+
+
 def apply_change(
     name: str, image: np.ndarray, corners: np.ndarray | None, shape: tuple[int, int], seed: int, photo: str = ""
 ) -> Degraded:
@@ -187,12 +206,15 @@ def apply_change(
     return CHANGES[name](image, _copied(corners), shape, _seeded(seed, name, photo))
 
 
-def change_names(text: str | None) -> list[str]:
-    """Comma-separated names of CHANGES (None: all of them, in order); ValueError naming the choices otherwise."""
+def change_names(text: str | None, known: Sequence[str] = tuple(CHANGES), what: str = "image changes") -> list[str]:
+    """Comma-separated names of `known` (None: all of them, in order); ValueError of one sentence for an empty list
+    or a name not known (the sentence lists the choices)."""
     if text is None:
-        return list(CHANGES)
+        return list(known)
     chosen = [name.strip() for name in text.split(",") if name.strip()]
-    if not chosen or any(name not in CHANGES for name in chosen):
+    if not chosen:
+        raise ValueError(f"the list of {what} is empty: name one or more of {', '.join(known)}")
+    if any(name not in known for name in chosen):
         shown = text if len(text) <= 40 else f"{text[:37]}..."
-        raise ValueError(f"image changes {shown!r} are not all known: choose from {', '.join(CHANGES)}")
+        raise ValueError(f"{what} {shown!r} are not all known: choose from {', '.join(known)}")
     return chosen

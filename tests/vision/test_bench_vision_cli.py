@@ -1,5 +1,5 @@
-"""`c4robot bench vision --degrade` on a user's own folder of photos (rendered boards written as JPEGs with
-labels.txt and corners.txt in the shared format), and its refusals: one sentence and a non-zero exit."""
+"""`c4robot bench vision photos|degrade|calibrated` on a user's own folder of photos (rendered boards written as
+JPEGs with labels.txt and corners.txt in the shared format), and their refusals: one sentence and a non-zero exit."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def own_photos(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_json_figures_of_a_users_folder_add_up(own_photos: Path) -> None:
-    argv = ["bench", "vision", "--degrade", "--photos", str(own_photos), "--changes", CHANGES, "--mode", "corners"]
+    argv = ["bench", "vision", "degrade", "--photos", str(own_photos), "--changes", CHANGES, "--mode", "corners"]
     status, out, err = run_in_process([*argv, "--json"])
     report = json.loads(out)
     failures = [t for t in report["trials"] if t["sure_wrong"] or t["is_hand_named"] is False]
@@ -61,7 +61,7 @@ def test_json_figures_of_a_users_folder_add_up(own_photos: Path) -> None:
 
 def test_table_and_saved_images(own_photos: Path, tmp_path: Path) -> None:
     saved = tmp_path / "changed"
-    argv = ["bench", "vision", "--degrade", "--photos", str(own_photos), "--changes", "light 30%", "--mode", "auto"]
+    argv = ["bench", "vision", "degrade", "--photos", str(own_photos), "--changes", "light 30%", "--mode", "auto"]
     status, out, err = run_in_process([*argv, "--write-images", str(saved)])
     assert status in (0, 1) and not err, err
     assert "wrong@0.9" in out and "reliability over all 2 readings" in out
@@ -82,7 +82,7 @@ def test_table_and_saved_images(own_photos: Path, tmp_path: Path) -> None:
     ],
 )
 def test_refusals_are_one_sentence(own_photos: Path, extra: list[str], says: str) -> None:
-    status, _, err = run_in_process(["bench", "vision", "--degrade", "--photos", str(own_photos), *extra])
+    status, _, err = run_in_process(["bench", "vision", "degrade", "--photos", str(own_photos), *extra])
     assert_one_sentence(status, err, extra)
     assert says in err
 
@@ -90,21 +90,51 @@ def test_refusals_are_one_sentence(own_photos: Path, extra: list[str], says: str
 def test_a_ragged_label_is_one_sentence(own_photos: Path, tmp_path: Path) -> None:
     (tmp_path / "board1.jpg").write_bytes((own_photos / "board1.jpg").read_bytes())
     (tmp_path / "labels.txt").write_text("board1.jpg 6 7 ......./....../.......\n")
-    status, _, err = run_in_process(["bench", "vision", "--degrade", "--photos", str(tmp_path)])
+    status, _, err = run_in_process(["bench", "vision", "degrade", "--photos", str(tmp_path)])
     assert_one_sentence(status, err)
     assert "rows of different lengths" in err
 
 
-def test_degrade_flags_without_degrade_are_refused(own_photos: Path) -> None:
-    status, _, err = run_in_process(["bench", "vision", "--photos", str(own_photos), "--json"])
-    assert_one_sentence(status, err)
-    assert "--json go with --degrade" in err
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["bench", "vision", "--json"], "unrecognized arguments: --json"),
+        (["bench", "vision", "photos", "--changes", "none"], "unrecognized arguments: --changes"),
+        (["bench", "vision", "calibrated", "--mode", "auto"], "unrecognized arguments: --mode"),
+        (["bench", "vision", "degrade", "--changes", " , "], "the list of image changes is empty"),
+        (["bench", "vision", "calibrated", "--drifts", ""], "the list of light drifts is empty"),
+        (["bench", "vision", "calibrated", "--drifts", "dusk"], "choose from none, exposure -30%"),
+    ],
+)
+def test_each_mode_takes_only_its_own_options(own_photos: Path, argv: list[str], says: str) -> None:
+    status, _, err = run_in_process([*argv, "--photos", str(own_photos)])
+    assert_one_sentence(status, err, argv)
+    assert says in err
+
+
+def test_the_photo_folder_goes_before_or_after_the_mode(own_photos: Path) -> None:
+    before = run_in_process(["bench", "vision", "--photos", str(own_photos), "photos"])
+    after = run_in_process(["bench", "vision", "photos", "--photos", str(own_photos)])
+    default_mode = run_in_process(["bench", "vision", "--photos", str(own_photos)])
+    tables = [[line.split()[:4] for line in out.splitlines()] for _, out, _ in (before, after, default_mode)]
+    assert before[0] == after[0] == default_mode[0] == 0
+    assert tables[0] == tables[1] == tables[2] and "board1.jpg" in before[1]
+
+
+def test_help_strings_name_no_other_flag_first() -> None:
+    from robot.cli.main import build_parser
+
+    vision = build_parser()._subparsers._group_actions[0].choices["bench"]
+    modes = vision._subparsers._group_actions[0].choices["vision"]._subparsers._group_actions[0].choices
+    for mode in modes.values():
+        for action in mode._actions:
+            assert not (action.help or "").lower().startswith("with --"), action.help
 
 
 def test_photos_without_corners_are_read_automatically_and_take_no_hand(own_photos: Path, tmp_path: Path) -> None:
     for name in ("board1.jpg", "board2.jpg", "labels.txt"):
         (tmp_path / name).write_bytes((own_photos / name).read_bytes())
-    argv = ["bench", "vision", "--degrade", "--photos", str(tmp_path), "--changes", "none,hand 5-15%"]
+    argv = ["bench", "vision", "degrade", "--photos", str(tmp_path), "--changes", "none,hand 5-15%"]
     status, out, err = run_in_process([*argv, "--json"])
     report = json.loads(out)
     assert report["without_corners"] == ["board1.jpg", "board2.jpg"]
@@ -114,3 +144,18 @@ def test_photos_without_corners_are_read_automatically_and_take_no_hand(own_phot
     status, _, err = run_in_process([*argv, "--mode", "corners"])
     assert_one_sentence(status, err)
     assert "--mode corners needs the corner holes" in err
+
+
+def test_calibrated_figures_of_a_users_folder_add_up(own_photos: Path) -> None:
+    argv = ["bench", "vision", "calibrated", "--photos", str(own_photos), "--drifts", "none,exposure -20%"]
+    status, out, err = run_in_process([*argv, "--json"])
+    report = json.loads(out)
+    assert [row["drift"] for row in report["rows"]] == ["none", "exposure -20%"]
+    assert status == (0 if report["is_trustworthy"] else 1)
+    for row in report["rows"]:
+        assert row["photos"] == 2 and row["cells"] == 84 and row["pairs"] >= 2
+        assert row["right"] + row["sure_wrong"] <= row["cells"] and row["fully_right"] <= row["photos"]
+        assert row["pairs_fully_right"] <= row["pairs"]
+    assert report["median_cpu_ms"] > 0
+    status, out, _ = run_in_process(argv)
+    assert "pairs right" in out and out.count("exposure -20%") >= 1 and "median CPU" in out

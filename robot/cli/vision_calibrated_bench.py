@@ -1,0 +1,282 @@
+"""`c4robot bench vision calibrated`: the labelled photos read as a real game reads them.
+
+A real table reads every frame with the corners from `calibrate board` and the disc colours from `calibrate
+colours`, and the colours depend on which two discs the person shows the step and on the light since. So each
+photo is calibrated from every pair of its bottom-row discs of two colours that the colour step accepts
+(calibration.colours.colours_from_discs, the holes the label says are empty as the empty reference), and read with each pair's colours under each light drift after
+calibration (vision.degrade.DRIFTS). The worst pair counts: a photo is fully right only if every accepted pair
+reads it fully right. The colours are named as the step named them, so a reading that swaps the robot's and the
+person's colours is wrong, not renamed into right. A photo of an empty board, which has no pair of its own, is
+read with the pairs of the other photos of its set, as a game starts from an earlier calibration.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import itertools
+import json
+import re
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from robot.cli.common import COMMON
+from robot.cli.vision_commands import load_image, load_labelled_photos
+
+
+def register_calibrated(modes: argparse._SubParsersAction, folder: argparse.ArgumentParser) -> None:
+    """Add the `calibrated` mode of `bench vision`."""
+    calibrated = modes.add_parser(
+        "calibrated",
+        parents=[COMMON, folder],
+        help="every photo read with its corners and the colours the colour step records from each disc pair it "
+        "accepts, under light drifting after calibration: photos right, cells right, unsure, wrong at >= 0.9",
+    )
+    calibrated.add_argument(
+        "--drifts", help='comma-separated light drifts, e.g. "none,exposure -20%%,warm light" (default all)'
+    )
+    calibrated.add_argument("--json", action="store_true", help="print the figures as JSON")
+    calibrated.set_defaults(run=run_calibrated_bench)
+
+
+@dataclass(frozen=True)
+class PhotoResult:
+    """One photo under one drift: the worst of its accepted pairs, and the cold reading with corners."""
+
+    photo: str
+    pairs: int
+    pairs_fully_right: int
+    worst_pair: str
+    right: int
+    unsure: int
+    sure_wrong: int
+    cold_right: int
+    cold_unsure: int
+    cold_sure_wrong: int
+    cells: int
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The colours the step recorded from one pair of discs (robot's first) and their letters in the labels."""
+
+    pair: str
+    colours: tuple[tuple[float, ...], tuple[float, ...]]
+    names: tuple[str, str]
+
+
+@dataclass(frozen=True)
+class CalibratedPhoto:
+    """A photo fitted within the webcam's frame, its corners, its label and the colours of each accepted pair."""
+
+    name: str
+    image: np.ndarray
+    corners: np.ndarray
+    truth: list[str]
+    calibrations: list[Calibration]
+    refused: int
+
+
+def calibrated_photo(name: str, image: np.ndarray, corners: np.ndarray, truth: list[str]) -> CalibratedPhoto:
+    """The photo calibrated from every pair of bottom-row discs of two colours (columns a < b, a the robot's), the
+    holes its label says are empty as the empty reference; `refused` counts the pairs the colour step refuses."""
+    from calibration.colours import colours_from_discs
+    from calibration.failures import CalibrationFailedError
+    from calibration.store import BoardCalibration
+
+    board = BoardCalibration(rows=len(truth), cols=len(truth[0]), corners_px=tuple(map(tuple, corners)))
+    bottom = truth[-1]
+    empty = [
+        (len(truth) - 1 - row, col) for row, line in enumerate(truth) for col, cell in enumerate(line) if cell == "."
+    ]
+    calibrations, refused = [], 0
+    for robot, person in itertools.combinations(range(len(bottom)), 2):
+        if "." in (bottom[robot], bottom[person]) or bottom[robot] == bottom[person]:
+            continue
+        try:
+            step = colours_from_discs(image, board, [(0, robot)], [(0, person)], empty)
+        except CalibrationFailedError:
+            refused += 1
+            continue
+        names = (bottom[robot], bottom[person])
+        calibrations.append(Calibration(f"{robot + 1},{person + 1}", (step.robot_bgr, step.person_bgr), names))
+    return CalibratedPhoto(name, image, corners, truth, calibrations, refused)
+
+
+def lent_calibrations(photos: list[CalibratedPhoto]) -> list[CalibratedPhoto]:
+    """The photos, those without a pair of their own (an empty board) given the pairs of the other photos of their
+    set (the name's letters before its number: the same board and discs), or of every photo: the colours of an
+    earlier calibration, which a game starts from."""
+    lenders = [photo for photo in photos if photo.calibrations]
+
+    def lent(photo: CalibratedPhoto) -> list[Calibration]:
+        family = [other for other in lenders if _set_of(other.name) == _set_of(photo.name)]
+        return [
+            dataclasses.replace(calibration, pair=f"{other.name} {calibration.pair}")
+            for other in family or lenders
+            for calibration in other.calibrations
+        ]
+
+    return [photo if photo.calibrations else dataclasses.replace(photo, calibrations=lent(photo)) for photo in photos]
+
+
+def _set_of(name: str) -> str:
+    """The letters a photo's name starts with: photos of one set (ts01, ts02) show one board and its discs."""
+    return re.match(r"[^\W\d_]*", name).group()
+
+
+def _scored(reading, truth: list[str], names: tuple[str, str] | None):
+    """The reading scored against the label: with `names` (the step's letters) as named, else under the best
+    renaming of the read colours (a cold reading only has to tell the two apart)."""
+    from vision.reliability import CellScore, letter_rows, score_reading
+
+    if names is None:
+        return score_reading(reading, truth)
+    read_rows = letter_rows(reading.grid, names)
+    right = np.array([list(row) for row in read_rows]) == np.array([list(row) for row in truth])
+    covered = np.zeros(right.shape, bool) if reading.covered is None else reading.covered[::-1]
+    return CellScore(right=right, confidence=reading.confidence[::-1], covered=covered, is_found=reading.is_board_found)
+
+
+def photo_under_drift(photo: CalibratedPhoto, drift: str, cpu_ms: list[float] | None = None) -> PhotoResult:
+    """Read the photo under `drift` with each accepted pair's colours and cold with its corners; the worst pair
+    (most cells wrong at >= 0.9, then fewest right, then most unsure) counts. Adds each calibrated read's CPU time
+    to `cpu_ms` when given."""
+    import vision
+    from vision.degrade import DRIFTS
+
+    frame = DRIFTS[drift](photo.image)
+    shape = (len(photo.truth), len(photo.truth[0]))
+    scores = {}
+    for calibration in photo.calibrations:
+        started = time.process_time()
+        reading = vision.read(frame, shape=shape, corners=photo.corners, colours=calibration.colours)
+        if cpu_ms is not None:
+            cpu_ms.append((time.process_time() - started) * 1000)
+        scores[calibration.pair] = _scored(reading, photo.truth, calibration.names)
+    cold = _scored(vision.read(frame, shape=shape, corners=photo.corners), photo.truth, None)
+    worst = max(
+        scores,
+        key=lambda pair: (
+            int(scores[pair].sure_wrong.sum()),
+            -int(scores[pair].right.sum()),
+            int(scores[pair].unsure.sum()),
+        ),
+    )
+    return PhotoResult(
+        photo=photo.name,
+        pairs=len(scores),
+        pairs_fully_right=sum(score.is_fully_right for score in scores.values()),
+        worst_pair=worst,
+        right=int(scores[worst].right.sum()),
+        unsure=int(scores[worst].unsure.sum()),
+        sure_wrong=int(scores[worst].sure_wrong.sum()),
+        cold_right=int(cold.right.sum()),
+        cold_unsure=int(cold.unsure.sum()),
+        cold_sure_wrong=int(cold.sure_wrong.sum()),
+        cells=shape[0] * shape[1],
+    )
+
+
+def drift_row(drift: str, results: list[PhotoResult]) -> dict:
+    """The figures of one drift over every photo (worst pair per photo), with the cold reading's beside them."""
+    return {
+        "drift": drift,
+        "photos": len(results),
+        "pairs": sum(r.pairs for r in results),
+        "pairs_fully_right": sum(r.pairs_fully_right for r in results),
+        "fully_right": sum(r.right == r.cells for r in results),
+        "right": sum(r.right for r in results),
+        "cells": sum(r.cells for r in results),
+        "unsure": sum(r.unsure for r in results),
+        "sure_wrong": sum(r.sure_wrong for r in results),
+        "cold_fully_right": sum(r.cold_right == r.cells for r in results),
+        "cold_unsure": sum(r.cold_unsure for r in results),
+        "cold_sure_wrong": sum(r.cold_sure_wrong for r in results),
+    }
+
+
+HEADER = (
+    f"{'drift':<15} {'pairs right':>12} {'photos right':>13} {'cells right':>12} {'unsure':>7} {'wrong@0.9':>10}"
+    f"   cold with corners: {'photos':>6} {'unsure':>7} {'wrong@0.9':>10}"
+)
+
+
+def _printed_row(row: dict) -> str:
+    return (
+        f"{row['drift']:<15} {row['pairs_fully_right']:>5}/{row['pairs']:<6} {row['fully_right']:>6}/{row['photos']:<6} "
+        f"{row['right']:>6}/{row['cells']:<5} {row['unsure']:>7} {row['sure_wrong']:>10}"
+        f"   {'':>19}{row['cold_fully_right']:>3}/{row['photos']:<3} {row['cold_unsure']:>6} {row['cold_sure_wrong']:>10}"
+    )
+
+
+def run_calibrated_bench(args: argparse.Namespace) -> int:
+    """Exit status 1 unless no cell is read wrong at >= 0.9 with any accepted pair under any drift."""
+    from vision.degrade import DRIFTS, WEBCAM_SIZE_PX, change_names, fit_within
+
+    drifts = change_names(args.drifts, tuple(DRIFTS), "light drifts")
+    photos, labels, corners = load_labelled_photos(args)
+    if not set(labels) & set(corners):
+        raise FileNotFoundError(
+            f"no photo of {photos} has its corner holes in corners.txt: the calibrated reading starts from them "
+            "('photo.jpg x,y x,y x,y x,y', centres of the tl tr br bl holes)"
+        )
+    calibrated = []
+    for name in sorted(set(labels) & set(corners)):
+        image, fitted = fit_within(load_image(photos / name), np.asarray(corners[name]), WEBCAM_SIZE_PX)
+        calibrated.append(calibrated_photo(name, image, fitted, labels[name]))
+    unpaired = [photo.name for photo in calibrated if not photo.calibrations]
+    if len(unpaired) == len(calibrated):
+        raise ValueError(
+            f"no photo of {photos} has discs of both colours in its bottom row that the colour step accepts: "
+            "the calibrated reading needs one pair at least"
+        )
+    accepted = sum(len(photo.calibrations) for photo in calibrated)
+    calibrated = lent_calibrations(calibrated)
+    if not args.json:
+        print(
+            f"vision with calibrated corners and colours: {len(calibrated)} photos of {photos}, each fitted within "
+            f"{WEBCAM_SIZE_PX[0]}x{WEBCAM_SIZE_PX[1]}; {accepted} disc pairs "
+            f"accepted by the colour step, {sum(p.refused for p in calibrated)} refused"
+        )
+        if unpaired:
+            print(f"no pair of their own (read with the pairs of their set's photos): {', '.join(unpaired)}")
+        print("  worst accepted pair per photo; unsure: confidence < 0.9 or covered; wrong@0.9: must be 0")
+        print(HEADER, flush=True)
+    rows, failures, cpu_ms = [], [], []
+    for drift in drifts:
+        results = [photo_under_drift(photo, drift, cpu_ms if drift == "none" else None) for photo in calibrated]
+        row = drift_row(drift, results)
+        rows.append(row)
+        failures += [(drift, r) for r in results if r.sure_wrong or r.right < r.cells]
+        if not args.json:
+            print(_printed_row(row), flush=True)
+    median_ms = float(np.median(cpu_ms)) if cpu_ms else None
+    is_trustworthy = not any(row["sure_wrong"] for row in rows)
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "photos": str(photos),
+                    "unpaired": unpaired,
+                    "rows": rows,
+                    "median_cpu_ms": median_ms,
+                    "is_trustworthy": is_trustworthy,
+                    "failures": [{"drift": d, **dataclasses.asdict(r)} for d, r in failures],
+                }
+            )
+        )
+        return 0 if is_trustworthy else 1
+    if median_ms is not None:
+        print(f"\ncalibrated read, no drift: median CPU {median_ms:.1f} ms per frame ({len(cpu_ms)} reads)")
+    if failures:
+        print("\nphotos not fully right with their worst pair (columns robot,person 1-based):")
+    for drift, result in failures:
+        print(
+            f"  {drift:<15} {result.photo}: pair {result.worst_pair[0] + 1},{result.worst_pair[1] + 1} "
+            f"{result.right}/{result.cells} right, {result.sure_wrong} wrong at >= 0.9"
+        )
+    print("\ntrustworthy: no cell wrong at >= 0.9" if is_trustworthy else "\nnot yet trustworthy")
+    return 0 if is_trustworthy else 1
