@@ -1,13 +1,15 @@
 """The engine kept loaded between `c4robot move` calls: a process that answers searches on a Unix socket.
 
 Why: a fresh process spends longer loading numba and the kernels before its first search than the
-whole 500 ms budget. So the first `move` answers in its own process and leaves a resident behind
-(`start_resident`); later calls ask it (`ask_resident`: a connect and a JSON line each way) and take
-little more than Python's own start. The resident answers one search at a time, each within the
-budget counted from when its caller knew the position (time.monotonic() is the same clock in every
-process), keeps its solver's table between questions as a game does, and quits after IDLE_S without
-one. Its socket's name carries the engine sources' fingerprint: an edited engine is never asked, a new
-resident starts for it. C4ROBOT_RESIDENT=0 turns it off (each call then loads the engine itself).
+whole 500 ms budget. So a `move` (`answer_move`) asks the resident (`ask_resident`: a connect and a JSON
+line each way), which takes little more than Python's own start. Without one it answers at once only
+where the books or a rule that keeps the value decide (engine/quick_answer.py); elsewhere it starts a
+resident (`start_resident`) and waits for it, and its search's budget begins when the engine is ready:
+the answer says how long it waited. The resident answers one search at a time, each within the budget
+counted from when its caller knew the position (time.monotonic() is the same clock in every process),
+keeps its solver's table between questions as a game does, and quits after IDLE_S without one. Its
+socket's name carries the engine sources' fingerprint: an edited engine is never asked, a new resident
+starts for it. C4ROBOT_RESIDENT=0 turns it off (each call then loads the engine itself, where needed).
 """
 
 from __future__ import annotations
@@ -22,15 +24,34 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.kernel_cache import sources_fingerprint
 from engine.search_types import SearchResult
+
+if TYPE_CHECKING:
+    from engine.position import Position
 
 IDLE_S = 600.0  # a resident quits after this long without a question
 CONNECT_TIMEOUT_S = 0.05  # a live resident accepts at once: longer means none is there
 ANSWER_SLACK_S = 5.0  # beyond the budget, before a caller gives up on a resident's answer
 MAX_REQUEST_BYTES = 4096
+RESIDENT_WAIT_S = 120.0  # a resident still loading after this long (a swamped machine) is given up on
+POLL_S = 0.02  # how often a caller waiting for a new resident looks whether it listens yet
+
+
+@dataclass(frozen=True)
+class MoveAnswer:
+    """A `move`'s answer: the search's result, the milliseconds the call waited for the engine to load
+    before the search's budget began (0 when it was loaded or not needed), and who answered: "resident",
+    "book", "rule" (engine/quick_answer.py, where it keeps the value) or "this process"."""
+
+    result: SearchResult
+    waited_ms: float
+    answered_by: str
 
 
 def enabled() -> bool:
@@ -90,6 +111,86 @@ def start_resident(path: Path | None = None) -> subprocess.Popen | None:
         )
     except OSError:
         return None
+
+
+def answer_move(request: dict, say: Callable[[str], None] = lambda _line: None) -> MoveAnswer:
+    """The move a `c4robot move` call gives for `request` (as `answer` takes it): the resident's; else at
+    once where the books or the rule keep the value; else the engine's, once it is loaded (a resident
+    started and waited for, or this process when residents are off or none comes up). `say` hears the
+    line about a first run's compiling (engine.preparation).
+
+    Raises ValueError for a bad request or a finished game."""
+    from engine.levels import level_settings
+    from engine.position import Position
+
+    position = Position.from_moves(request["moves"], request["width"], request["height"])
+    started = time.perf_counter() - max(0.0, time.monotonic() - request["known_at"])
+    if position.is_over():
+        raise ValueError("the game is over: there is no move to search")
+    if enabled():
+        result = ask_resident(request)
+        if result is not None:
+            return MoveAnswer(result, 0.0, "resident")
+    at_once = _answer_without_engine(position, level_settings(request["level"]).exact, started)
+    if at_once is not None:
+        if enabled():
+            start_resident()  # loaded by the next call that needs it
+        return at_once
+    from engine.preparation import prepare_engine
+
+    if prepare_engine(say) is None and enabled():  # cached kernels: a resident loads as fast as this process
+        waited = _ask_new_resident(request)
+        if waited is not None:
+            return MoveAnswer(waited[0], (waited[1] - started) * 1000, "resident")
+    return _answer_here(request, position, started)
+
+
+def _answer_without_engine(position: Position, exact: bool, started: float) -> MoveAnswer | None:
+    """The books' move, or the rule's where it keeps the value (level 10 only); None where neither decides."""
+    from engine.package_books import book_answer, early_book, opening_book
+    from engine.quick_answer import quick_answer, rule_keeps_value
+
+    if not exact:
+        return None
+    for book in (opening_book(), early_book()):
+        booked = book_answer(position, book, started)
+        if booked is not None:
+            return MoveAnswer(booked, 0.0, "book")
+    return MoveAnswer(quick_answer(position, started), 0.0, "rule") if rule_keeps_value(position) else None
+
+
+def _ask_new_resident(request: dict) -> tuple[SearchResult, float] | None:
+    """Start a resident, wait until it listens and ask it, the budget counted from then: its answer and
+    when (a time.perf_counter() reading) the budget began; None if it died or did not come up in time."""
+    process = start_resident()
+    if process is None:
+        return None
+    path = socket_path()
+    give_up = time.monotonic() + RESIDENT_WAIT_S
+    while time.monotonic() < give_up:
+        if path.exists():
+            asked_at = time.perf_counter()
+            result = ask_resident({**request, "known_at": time.monotonic()}, path)
+            if result is not None:
+                return result, asked_at
+        elif process.poll() is not None:
+            return None  # it died before listening
+        time.sleep(POLL_S)
+    return None
+
+
+def _answer_here(request: dict, position: Position, started: float) -> MoveAnswer:
+    """Load the engine in this process, then search with the whole budget (a resident is left for later)."""
+    from engine.search import Limit, search, warm_up
+
+    warm_up(position.width, position.height)
+    ready = time.perf_counter()
+    rng = random.Random(request["seed"]) if request["seed"] is not None else None
+    limit = Limit(time=request["time_ms"] / 1000.0)
+    result = search(position, limit, level=request["level"], rng=rng, style=request["style"], started=ready)
+    if enabled():
+        start_resident()
+    return MoveAnswer(result, (ready - started) * 1000, "this process")
 
 
 def answer(request: dict) -> SearchResult:
