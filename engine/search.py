@@ -38,7 +38,7 @@ from engine.position import Position, centre_first
 from engine.quick_answer import KERNEL_LOAD_S, kernels_loaded, quick_answer
 from engine.scores import INFINITY, is_exact_at, is_proven, pons_score
 from engine.search_state import searcher, solver
-from engine.search_types import Limit, SearchResult, ms_since
+from engine.search_types import MIN_SHARE_WALL_S, Limit, SearchResult, ms_since
 
 if TYPE_CHECKING:  # the numba-backed modules load on the first search, so `import engine` stays quick
     import numpy as np
@@ -90,8 +90,11 @@ def search(
     Raises ValueError for a finished game, an unknown level or style.
     """
     started = time.perf_counter() if started is None else started
+    wall, cpu = time.perf_counter(), time.process_time()
     answer = _choose(position, limit, level, rng, style, use_book, known or {}, known_outcomes or {}, started)
-    return replace(answer, ms=ms_since(started))  # a layer's answer may be returned after later layers ran
+    wall = time.perf_counter() - wall
+    share = (time.process_time() - cpu) / wall if wall >= MIN_SHARE_WALL_S else None
+    return replace(answer, ms=ms_since(started), cpu_share=share)  # a layer's answer may come after later ones ran
 
 
 def _choose(

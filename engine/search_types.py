@@ -30,7 +30,9 @@ class SearchResult:
     column: 0-based; score: side to move's view (Pons' scale when proven, else evaluation points);
     proven: the score is exact; depth: plies searched (0 for a book move or a blunder); pv: the
     expected line from this move on; column_scores: per column in the same units as `score`
-    (None: full column or not searched).
+    (None: full column or not searched); cpu_share: this process's CPU time over the search's wall
+    time (below 1: a busy machine gave the search only that share of a core; None for a search too
+    short to tell).
     """
 
     column: int
@@ -41,6 +43,10 @@ class SearchResult:
     ms: float
     pv: tuple[int, ...]
     column_scores: tuple[int | None, ...]
+    cpu_share: float | None = None
+
+
+MIN_SHARE_WALL_S = 0.01  # a search shorter than this is too short for its CPU share to mean anything
 
 
 def ms_since(started: float) -> float:

@@ -204,3 +204,29 @@ def test_a_timed_solve_runs_to_its_deadline_whatever_speed_was_measured_before()
     thread.start()
     thread.join()
     assert found[0] is not None and found[0].score == 1 and found[0].nodes > 1_000_000
+
+
+def test_a_search_reports_the_cpu_share_it_got() -> None:
+    """Alone the search has its core (up to what other work takes); pinned to one CPU beside a busy process
+    it gets about half of it. A book answer is too quick to tell."""
+    import os
+    import subprocess
+    import sys
+
+    assert search(Position.from_moves("4"), Limit(time=0.2)).cpu_share is None
+    alone = search(Position.from_moves("52372553542"), Limit(time=0.2)).cpu_share
+    assert alone is not None and 0 < alone <= 1.1
+    if not hasattr(os, "sched_setaffinity"):
+        pytest.skip("pinning two processes to one CPU needs Linux's sched_setaffinity")
+    cpu = min(os.sched_getaffinity(0))
+    busy = subprocess.Popen([sys.executable, "-c", f"import os; os.sched_setaffinity(0, {{{cpu}}})\nwhile True: pass"])
+    before = os.sched_getaffinity(0)
+    try:
+        os.sched_setaffinity(0, {cpu})
+        time.sleep(0.2)  # the busy process is pinned and running
+        shared = search(Position.from_moves("57371621743"), Limit(time=0.5)).cpu_share
+    finally:
+        os.sched_setaffinity(0, before)
+        busy.kill()
+        busy.wait()
+    assert shared is not None and shared < 0.8
