@@ -6,7 +6,8 @@
 - `FakeUarm`: a uArm Swift Pro 4.x: `#n G0 ...` -> `$n ok`, G2202 N3 wrist, M2231 pump, M2200,
   P2220, P2206 N3, P2231, P2203, `!` feed hold, `@1` when it has started.
 - `FakeGrbl`: GRBL 1.1: lines answered in order by `ok` / `error:n`, `?` status report, `!` hold,
-  Ctrl-X soft reset with its banner (ALARM:3 when reset in motion), `$I`, `$G`, `$X`, M8/M9.
+  Ctrl-X soft reset with its banner (ALARM:3 when reset in motion), `$I`, `$G` (with the tool number
+  `T<n>`, cleared by a reset), `$X`, M8/M9, `T<n>`.
 
 Positions are joint angles (centidegrees on the wire) or tool millimetres; the devices move towards
 targets in time, `speed` times faster than real time, and know nothing of the arm's kinematics.
@@ -215,6 +216,7 @@ class FakeGrbl(_GcodeDevice):
     def power_up(self) -> None:
         super().power_up()
         self.state = "Idle"
+        self.tool = 0  # the parser's tool number: a reset clears it
 
     def _status(self) -> str:
         state = "Run" if self.motion.busy and self.state == "Idle" else self.state
@@ -235,6 +237,7 @@ class FakeGrbl(_GcodeDevice):
                 self.reply(b"ALARM:3\r\n")
             self.motion.halt()
             self.state = "Alarm" if self.state == "Alarm" else "Idle"
+            self.tool = 0
             self.reply(GRBL_BANNER)
 
     def on_line(self, text: str) -> None:
@@ -243,10 +246,14 @@ class FakeGrbl(_GcodeDevice):
         if code == "$I":
             self.reply(b"[VER:1.1h.fake:]\r\n[OPT:V,15,128]\r\nok\r\n")
         elif code == "$G":
-            self.reply(f"[GC:G1 G54 G17 G21 G90 G94 M5 {'M8' if self.pump else 'M9'} T0 F0 S0]\r\nok\r\n".encode())
+            coolant = "M8" if self.pump else "M9"
+            self.reply(f"[GC:G1 G54 G17 G21 G90 G94 M5 {coolant} T{self.tool} F0 S0]\r\nok\r\n".encode())
         elif code == "$X":
             self.state = "Idle"
             self.reply(b"[MSG:Caution: Unlocked]\r\nok\r\n")
+        elif code[:1] == "T" and code[1:].isdigit():
+            self.tool = int(code[1:])  # a tool number alone moves nothing
+            self.reply(b"ok\r\n")
         elif code not in ("G1", "M8", "M9"):
             self.reply(b"error:20\r\n")
         elif self.state == "Alarm":

@@ -13,9 +13,12 @@ skipped. Queries are not logged: asking twice changes nothing.
 Faults: "dropped" (the reply never comes), "garbled" (its bytes flipped), "late" (the output stalls
 `late_s`), "reset" (the board restarts with the port left open), "reboot" (it restarts and its port
 vanishes, back after `back_s` like a USB device; opening the port resets the board, as an Arduino's
-DTR line does, so it misses the host's first bytes and then greets as a started board), "gone" (the port
-vanishes for good), "back" (the port vanishes and comes back after `back_s`, the board untouched),
-"refused" (an error or alarm instead of running the command), "silent" (never a word).
+DTR line does, so it misses the host's first bytes and then greets as a started board), "early_banner"
+(a reboot whose start line is sent as soon as the port is back, before the host has reopened it: the
+opening flushes it away), "gone" (the port vanishes for good), "back" (the port vanishes and comes
+back after `back_s`, the board untouched), "refused" (an error or alarm instead of running the
+command), "silent" (never a word). Servo buses add "servo_restart" (one servo, the gripper, restarts)
+and "limits_changed" (a servo's position limits changed behind the host's back).
 """
 
 from __future__ import annotations
@@ -30,7 +33,20 @@ import tty
 from dataclasses import dataclass
 from pathlib import Path
 
-FAULTS = ("dropped", "garbled", "late", "reset", "reboot", "gone", "back", "refused", "silent")
+FAULTS = (
+    "dropped",
+    "garbled",
+    "late",
+    "reset",
+    "reboot",
+    "early_banner",
+    "gone",
+    "back",
+    "refused",
+    "silent",
+    "servo_restart",
+    "limits_changed",
+)
 TICK_S = 0.002
 
 
@@ -68,6 +84,7 @@ class FakeDevice:
         self._hold_until = 0.0
         self._back_at: float | None = None
         self._greet_on_return = False
+        self._greet_at_return = False
         self._booting = False
         self._running = False
         self._thread: threading.Thread | None = None
@@ -102,22 +119,23 @@ class FakeDevice:
         if fault == "late":
             self._hold_until = time.monotonic() + self.late_s
         self._output.append(data)
-        if fault in ("reset", "reboot", "gone", "back"):
+        if fault in ("reset", "reboot", "early_banner", "gone", "back"):
             self.after_reply(fault)
 
     def after_reply(self, fault: str) -> None:
         """What happens to the board right after it ran the command the fault struck."""
         self._output.clear()  # the reply is lost with the board or the cable
-        if fault in ("reset", "reboot"):
+        if fault in ("reset", "reboot", "early_banner"):
             self.executed.append("RESET")
             self.boots += 1
             self.power_up()
         if fault == "reset" and self.banner:
             self._output.append(self.banner)
-        if fault in ("reboot", "gone", "back"):
+        if fault in ("reboot", "early_banner", "gone", "back"):
             self._close_pty()
             self._back_at = None if fault == "gone" else time.monotonic() + self.back_s
             self._greet_on_return = fault == "reboot"
+            self._greet_at_return = fault == "early_banner"
 
     # -- lifetime --------------------------------------------------------------------------
 
@@ -169,6 +187,8 @@ class FakeDevice:
                     self._back_at = None
                     self._open_pty()
                     self._booting = self._greet_on_return
+                    if self._greet_at_return and self.banner:
+                        self._output.append(self.banner)
             else:
                 readable, _, _ = select.select([self._master], [], [], TICK_S)
                 if readable:

@@ -17,7 +17,8 @@ alone can restart (`restart_servo`, or the fault "servo_restart" on the last id,
 "RESET <id>").
 
 Every write that changes a servo is logged in `executed`: "WRITE <id> <address> <hex>", "SYNC <address>
-<id>:<value> ...", or "STOP" for a sync write that holds every servo where it stands. `stall_loads`
+<id>:<value> ...", or "STOP" for a sync write that holds every servo where it stands (or stood a few
+ticks before: the host read it a moment earlier). `stall_loads`
 keeps the highest load each servo pushed with while stalled, `requests` counts the instruction
 packets by kind (the host's bus round trips). Faults: a dropped or garbled sync write never reaches
 the servos (there is no reply to spoil); a refused one sets the overload bit in the servo's status
@@ -27,7 +28,7 @@ and is not run; "limits_changed" narrows the second servo's position limits behi
 from __future__ import annotations
 
 import math
-from collections import Counter
+from collections import Counter, deque
 
 from sim.fake_devices import FakeDevice
 
@@ -47,6 +48,7 @@ COOLING_PER_S = 0.05
 MOVING_LOAD = 60  # 6 % of full torque while moving freely
 HOLD_LOAD_PER_TICK = 20  # a servo held off its goal pushes harder the farther it is
 VOLTAGE_DV = 120  # 12.0 V
+TRAIL_TICKS = 12  # a goal where a servo stood this many ticks ago still holds it: the host read it a moment before
 
 
 def _checksum(body: bytes) -> int:
@@ -88,6 +90,7 @@ class _Servo:
         self.set_word(GOAL_POSITION, ticks)
         self.set_word(PRESENT_POSITION, ticks)
         self.jaw_stop = jaw_stop  # (tick count, +1 or -1: the side the jaws open to)
+        self.trail: deque[int] = deque([ticks], maxlen=TRAIL_TICKS)  # where it stood over the last ticks
         self.temperature_c = AMBIENT_C
         self.load = 0
         self.stalled = False
@@ -142,6 +145,7 @@ class _Servo:
         hot = self.temperature_c >= self.registers[MAX_TEMPERATURE]
         self.error = (self.error | OVERHEAT) if hot else (self.error & ~OVERHEAT)
         self.set_word(PRESENT_POSITION, round(self.position))
+        self.trail.append(round(self.position))
         self.set_word(PRESENT_LOAD, self.load)
         self.registers[PRESENT_TEMPERATURE] = max(0, min(255, round(self.temperature_c)))
         self.registers[MOVING] = int(bool(self.registers[TORQUE_ENABLE]) and not arrived)
@@ -270,7 +274,7 @@ class FakeFeetechBus(FakeDevice):
         for entry in entries:
             servo = self.servos.get(entry[0])
             if servo is not None and len(entry) == 1 + size:
-                holds &= int.from_bytes(entry[1:3], "little") == servo.word(PRESENT_POSITION)
+                holds &= min(servo.trail) <= int.from_bytes(entry[1:3], "little") <= max(servo.trail)
                 servo.write(address, entry[1:])
         values = " ".join(f"{entry[0]}:{entry[1:].hex()}" for entry in entries)
         self.executed.append("STOP" if holds else f"SYNC {address} {values}")

@@ -107,6 +107,7 @@ class _State:
     last_reply: bytes = b""
     host_session: str | None = None  # None until a host says HELLO after power-up
     commanded_q: np.ndarray | None = None  # where the interpolator last sent the joints (None: where they stand)
+    tool: int = 0  # GRBL's tool number, shown in $G: a restart clears it
 
 
 class VirtualFirmware:
@@ -478,6 +479,7 @@ class VirtualFirmware:
     def _realtime(self, byte: bytes) -> None:
         self._halt()
         if byte == b"\x18":
+            self._state.tool = 0  # a soft reset starts the parser afresh
             self._reply_now(b"Grbl 1.1h ['$' for help]\r\n")
 
     def _grbl_status(self) -> bytes:
@@ -542,7 +544,11 @@ class VirtualFirmware:
         if code == "$I":
             return True, ["[VER:1.1h.c4sim:]"], 0
         if code == "$G":
-            return True, [f"[GC:G1 G54 G17 G21 G90 G94 M5 {'M8' if self._suction_on else 'M9'} T0 F0 S0]"], 0
+            coolant = "M8" if self._suction_on else "M9"
+            return True, [f"[GC:G1 G54 G17 G21 G90 G94 M5 {coolant} T{state.tool} F0 S0]"], 0
+        if code == "T" or (code[:1] == "T" and code[1:].isdigit()):
+            state.tool = int(code[1:] or 0)  # a tool number alone moves nothing
+            return True, [], 0
         if code == "$X":
             return True, ["[MSG:Caution: Unlocked]"], 0
         return False, [], 20

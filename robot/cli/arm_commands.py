@@ -262,7 +262,7 @@ def _subset(text: str | None, known: tuple[str, ...], what: str) -> tuple[str, .
 
 def run_bench_serial(args: argparse.Namespace) -> int:
     """The fault table; exit status 1 when any trial lost or doubled a command or ended unexpectedly."""
-    from robot.cli.serial_faults import FAULT_NAMES, PROTOCOLS, Timing, run_trials
+    from robot.cli.serial_faults import FAULT_NAMES, PROTOCOLS, Timing, faults_of, run_trials
 
     if args.points < 1 or args.late_s <= 0 or args.reply_timeout_s <= 0:
         raise ValueError("--points must be at least 1, --late-s and --reply-timeout-s positive")
@@ -275,17 +275,17 @@ def run_bench_serial(args: argparse.Namespace) -> int:
         f"pick-and-drop against fake devices on a pty; late reply {args.late_s:g} s, reply timeout "
         f"{args.reply_timeout_s:g} s, port back after {timing.back_s:g} s"
     )
-    header = f"{'protocol':<8} {'fault':<13} {'trials':>6} {'finished':>8} {'named':>5} {'lost':>4} {'doubled':>7} {'wrong':>5}"
+    header = f"{'protocol':<8} {'fault':<14} {'trials':>6} {'finished':>8} {'named':>5} {'lost':>4} {'doubled':>7} {'wrong':>5}"
     print(header)
     failures = 0
     for protocol in protocols:
-        for fault in faults:
+        for fault in faults_of(protocol, faults):
             rows = [t for t in trials if t.protocol == protocol and t.fault == fault]
             wrong = sum(not t.as_expected or t.stop_missed or t.outcome == "other" for t in rows)
             lost, doubled = sum(t.lost for t in rows), sum(t.doubled for t in rows)
             failures += wrong + lost + doubled
             print(
-                f"{protocol:<8} {fault:<13} {len(rows):>6} {sum(t.outcome == 'finished' for t in rows):>8} "
+                f"{protocol:<8} {fault:<14} {len(rows):>6} {sum(t.outcome == 'finished' for t in rows):>8} "
                 f"{sum(t.outcome == 'named' for t in rows):>5} {lost:>4} {doubled:>7} {wrong:>5}"
             )
     for trial in trials:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from robot.arm.drivers.gcode import GcodeArm
-from robot.cli.serial_faults import FAULT_NAMES, PROTOCOLS, FaultHarness, Timing, _compare
+from robot.cli.serial_faults import FAULT_NAMES, PROTOCOLS, FaultHarness, Timing, _compare, faults_of
 from sim.fake_devices import FakeDevice, Fault
 
 TIMING = Timing(reply_timeout_s=0.3, late_s=1.0, back_s=0.5, handshake_timeout_s=1.0)
@@ -23,8 +23,9 @@ def harness() -> FaultHarness:
     return FaultHarness(TIMING)
 
 
-@pytest.mark.parametrize("fault", FAULT_NAMES)
-@pytest.mark.parametrize("protocol", PROTOCOLS)
+@pytest.mark.parametrize(
+    ("protocol", "fault"), [(protocol, fault) for protocol in PROTOCOLS for fault in faults_of(protocol, FAULT_NAMES)]
+)
 def test_no_command_lost_or_doubled_and_the_named_outcome(harness: FaultHarness, protocol: str, fault: str) -> None:
     points = [1] if fault == "silent" else harness.points(protocol, 3)[::2]  # at connect, and near the end
     for at in points:
@@ -43,6 +44,16 @@ def test_a_reset_ends_the_motion_at_the_next_command(harness: FaultHarness) -> N
                 _pick_and_drop(harness, protocol, device)
         after = device.executed[device.executed.index("RESET") + 1 :]
         assert after == ["STOP"], (protocol, after)
+
+
+def test_a_gripper_restart_is_seen_wherever_it_strikes_once_its_torque_is_on(harness: FaultHarness) -> None:
+    """Every point of the pick-and-drop after connect: the gripper servo alone restarts, the driver says so."""
+    changes = [c for c in harness.baseline("feetech") if c != "STOP"]
+    first = changes.index("WRITE 6 40 01") + 2
+    for at in range(first, len(changes) + 1, 3):
+        trial = harness.trial("feetech", "servo_restart", at)
+        assert trial.outcome == "named" and "servo 6 (gripper)" in trial.error, (at, trial)
+        assert (trial.lost, trial.doubled, trial.stop_missed) == (0, 0, False), trial
 
 
 def _pick_and_drop(harness: FaultHarness, protocol: str, device: FakeDevice) -> None:

@@ -44,7 +44,6 @@ POLL_S = 0.01
 ARRIVED_TICKS = 8
 CLAMP_TOLERANCE_TICKS = 46  # about 4 degrees: farther past the range is a plan that does not fit, refused
 GRIPPER_OPEN_FRACTION = 0.9  # open this far from the closed end of the gripper's range
-STATUS_FIRST, STATUS_LENGTH = wire.PRESENT_POSITION, wire.MOVING + 1 - wire.PRESENT_POSITION
 SO101_NAMES = ("shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_flex", "wrist_roll", "gripper")
 
 
@@ -179,9 +178,11 @@ class FeetechArm(Arm):
         self.bus.check_powered({i: d[:1] for i, d in data.items()})
         return all(wire.read_word(data[i], 2) == ticks for i, ticks in goals.items())
 
-    def _present(self, ids: tuple[int, ...]) -> dict[int, bytes]:
-        """Position .. moving registers (56..66) of `ids`: position, speed, load, voltage, temperature, moving."""
-        return self.bus.read_all(ids, STATUS_FIRST, STATUS_LENGTH)
+    def _present(self, ids: tuple[int, ...]) -> dict[int, servos.ServoState]:
+        """The state of `ids` in one SYNC READ, each checked for a restart (its torque off)."""
+        data = self.bus.read_all(ids, servos.ServoState.FIRST, servos.ServoState.LENGTH)
+        self.bus.check_powered({i: d[:1] for i, d in data.items()})
+        return {i: servos.ServoState.parse(d) for i, d in data.items()}
 
     def _present_ticks(self) -> dict[int, int]:
         """Where the arm's joint servos stand (the gripper's is read on its own)."""
@@ -227,12 +228,10 @@ class FeetechArm(Arm):
         deadline = Deadline(timeout_s)
         while True:
             present = self._present(tuple(goals))
-            short = {
-                i: wire.read_word(d) for i, d in present.items() if abs(wire.read_word(d) - goals[i]) > ARRIVED_TICKS
-            }
+            short = {i: p.position for i, p in present.items() if abs(p.position - goals[i]) > ARRIVED_TICKS}
             if not short:
                 return
-            standing = [i for i in short if not present[i][-1]]
+            standing = [i for i in short if not present[i].moving]
             if standing:
                 self._explain_standing(standing[0], short[standing[0]], goals[standing[0]])
             if deadline.is_expired:
@@ -268,10 +267,10 @@ class FeetechArm(Arm):
         self.bus.write(gripper, wire.GOAL_POSITION, wire.word(self.layout.gripper_closed))
         deadline, last = Deadline(SETTLE_MARGIN_S), None
         while True:
-            data = self._present((gripper,))[gripper]
-            present, load = wire.read_word(data), wire.read_word(data, 4) & 0x3FF
-            if (not data[-1] or present == last) and (
-                sense := servos.sense_grip(present, self.layout.gripper_closed, load, ARRIVED_TICKS)
+            state = self._present((gripper,))[gripper]
+            present = state.position
+            if (not state.moving or present == last) and (
+                sense := servos.sense_grip(present, self.layout.gripper_closed, state.load, ARRIVED_TICKS)
             ):
                 break
             if deadline.is_expired:
@@ -281,7 +280,7 @@ class FeetechArm(Arm):
         if sense is servos.GripSense.HOLDING:
             self.bus.write(gripper, wire.GOAL_POSITION, wire.word(present))
             time.sleep(POLL_S)
-            load = wire.read_word(self.bus.read(gripper, wire.PRESENT_LOAD, 2)) & 0x3FF
+            load = self._present((gripper,))[gripper].load
             if load >= servos.OVERLOADED_LOAD:
                 raise ArmCommandError(
                     f"the gripper on {self.port} is overloaded (load {load / 10:.0f} % with its goal where it "
@@ -293,7 +292,7 @@ class FeetechArm(Arm):
         gripper = self.layout.gripper_id
         self.bus.write(gripper, wire.GOAL_POSITION, wire.word(self.layout.gripper_open))
         deadline = Deadline(SETTLE_MARGIN_S)
-        while self.bus.read(gripper, wire.MOVING, 1)[0] and not deadline.is_expired:
+        while self._present((gripper,))[gripper].moving and not deadline.is_expired:
             time.sleep(POLL_S)
 
     # -- Arm -------------------------------------------------------------------------------
@@ -348,20 +347,19 @@ class FeetechArm(Arm):
         """Joints, moving, the grip as sensed, and every servo's temperature and voltage; a hot servo is a
         `ServoHotError` (from its status packet's overheat bit)."""
         present = self._holding_on_error(lambda: self._present(self.layout.ids))
-        q = [
-            wire.rad_from_ticks(wire.read_word(present[j.servo_id]), j.middle, j.direction) for j in self.layout.joints
-        ]
-        gripper = wire.read_word(present[self.layout.gripper_id])
+        q = [wire.rad_from_ticks(present[j.servo_id].position, j.middle, j.direction) for j in self.layout.joints]
+        gripper = present[self.layout.gripper_id].position
         holding = (
             self.grip_sense is servos.GripSense.HOLDING and abs(gripper - self.layout.gripper_closed) > ARRIVED_TICKS
         )
+        states = [present[i] for i in self.layout.ids]
         return ArmStatus(
             self.link.is_open,
-            any(present[i][-1] for i in self.layout.ids),
+            any(state.moving for state in states),
             holding,
             tuple(float(v) for v in q),
-            temperatures_c=tuple(float(present[i][7]) for i in self.layout.ids),
-            voltages_v=tuple(present[i][6] / 10.0 for i in self.layout.ids),
+            temperatures_c=tuple(state.temperature_c for state in states),
+            voltages_v=tuple(state.voltage_v for state in states),
         )
 
     def now_s(self) -> float:

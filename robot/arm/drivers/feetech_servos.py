@@ -64,6 +64,38 @@ class ServoEeprom:
         return cls(wire.read_signed(at(wire.HOMING_OFFSET, 2), wire.HOMING_OFFSET_SIGN_BIT), (low, high), registers)
 
 
+@dataclass(frozen=True)
+class ServoState:
+    """One servo's RAM as one read gives it (addresses 40..66): torque on, goal, where it is, how hard it
+    pushes (0.1 % of full torque), supply voltage, temperature, moving."""
+
+    torque_on: bool
+    goal: int
+    position: int
+    load: int
+    voltage_v: float
+    temperature_c: float
+    moving: bool
+
+    FIRST = wire.TORQUE_ENABLE
+    LENGTH = wire.MOVING + 1 - wire.TORQUE_ENABLE
+
+    @classmethod
+    def parse(cls, data: bytes) -> ServoState:
+        def at(address: int) -> int:
+            return address - cls.FIRST
+
+        return cls(
+            torque_on=bool(data[0]),
+            goal=wire.read_word(data, at(wire.GOAL_POSITION)),
+            position=wire.read_word(data, at(wire.PRESENT_POSITION)),
+            load=wire.read_word(data, at(wire.PRESENT_LOAD)) & ((1 << wire.LOAD_SIGN_BIT) - 1),
+            voltage_v=data[at(wire.PRESENT_VOLTAGE)] / 10.0,
+            temperature_c=float(data[at(wire.PRESENT_TEMPERATURE)]),
+            moving=bool(data[at(wire.MOVING)]),
+        )
+
+
 def wanted_eeprom(is_gripper: bool, return_delay_us: int | None) -> dict[int, bytes]:
     """The EEPROM values the driver sets on a servo (the gripper's protection, the return delay)."""
     wanted = {}

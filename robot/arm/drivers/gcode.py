@@ -1,10 +1,8 @@
 """Driver for Cartesian desktop arms that take G-code (uArm Swift Pro, GRBL-based arms).
 
 These arms do their own inverse kinematics: the driver turns a joint trajectory into tool positions
-(forward kinematics of the configured URDF, base frame, mm) and sends one move per piece of at most
-`PIECE_S`, with the feed rate that keeps the trajectory's timing; the wrist yaw goes as the uArm's
-wrist servo angle (90 + yaw in degrees). The arm's planner runs the moves; the driver then polls until
-the arm is idle.
+and short moves (`gcode_lines`); the arm's planner runs the moves; the driver then polls until the
+arm is idle.
 
 It keeps the driver contract of `robot.arm.interface`. Every command that changes the arm carries
 its `Effect` (where the tool goes, the wrist angle, the pump's state). When its answer is lost,
@@ -12,7 +10,11 @@ garbled or late, or the port went away meanwhile, the driver asks the arm: it wa
 is idle (an answer that arrives meanwhile settles it), then reads the position, the wrist angle or
 the pump's state. If the effect is there the command ran; if not it never ran and is sent once more.
 A command is never repeated blindly. A reset is seen by its start line (`@1` on a uArm, GRBL's
-banner) and raises `ArmResetError`; `ALARM:n` and `error:n` are named in words. On any error the
+banner) and raises `ArmResetError`. A start line can be lost while the port reopens (the opening
+flushes what came before), so after a reopen GRBL's tool number is read back (set to T1 at connect,
+T0 after a restart), and an arm found neither where its last acknowledged command left it nor where
+the unsettled one sends it, or with its pump not as it was set, restarted too. `ALARM:n` and
+`error:n` are named in words, the last alarm also in the lock-out that follows it. On any error the
 arm gets a feed hold (and on GRBL a soft reset that empties its planner) before the error goes up.
 """
 
@@ -23,34 +25,25 @@ import logging
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 
 from robot.arm import Arm, ArmCommandError, ArmConfig, ArmResetError, ArmStatus
+from robot.arm.drivers import gcode_lines as gl
 from robot.arm.drivers import gcode_wire as wire
+from robot.arm.drivers.gcode_lines import Effect
 from robot.arm.drivers.serial_link import Deadline, LineLink, PortLostError
 from robot.arm.kinematics import KinematicChain, pose_from_position_yaw
 from robot.arm.trajectory import JointTrajectory
 
 log = logging.getLogger(__name__)
 
-PIECE_S = 0.25
 STATUS_POLL_S = 0.02
 SETTLE_MARGIN_S = 3.0
-WRIST_CENTRE_DEG = 90.0
 POSITION_TOLERANCE_MM = 0.5
 ANGLE_TOLERANCE_DEG = 0.5
+REST_TOLERANCE_MM = 2.0  # an arm farther than this from where it was left has moved on its own
 STOP_TIMEOUT_S = 2.0
-
-
-@dataclass(frozen=True)
-class Effect:
-    """What a command changes, so the arm can be asked whether it ran: tool position, wrist, pump."""
-
-    position_mm: tuple[float, float, float] | None = None
-    wrist_deg: float | None = None
-    suction: bool | None = None
 
 
 class _LateAnswer(Exception):
@@ -74,6 +67,10 @@ class GcodeArm(Arm):
         self._starting = True  # a start line is expected (at connect, after our own soft reset)
         self._q = chain.clamp(np.array(config.home_rad) if config.home_rad is not None else np.zeros(chain.dof))
         self._gripping = False
+        self._rest_mm: np.ndarray | None = None  # where the acknowledged commands leave the tool, None: unknown
+        self._pump: bool | None = None  # the pump as the acknowledged commands set it
+        self._marked = False  # GRBL: the restart marker (tool number) is set
+        self._alarm = ""  # GRBL: the last alarm heard, named again in the lock-out that follows it
 
     @property
     def port(self) -> str:
@@ -85,6 +82,8 @@ class GcodeArm(Arm):
         try:
             self.firmware = self._handshake()
             log.info("G-code arm on %s: %s", self.port, self.firmware)
+            self._mark()
+            self._rest_mm, self._pump = self._position_mm(), self._suction_on()
             self._q = self.joint_state()
         except BaseException:
             self.link.close()
@@ -120,10 +119,10 @@ class GcodeArm(Arm):
             "check its power, the port and the baud rate"
         )
 
-    def _restarted(self, line: str) -> ArmResetError:
+    def _restarted(self, evidence: str) -> ArmResetError:
         return ArmResetError(
-            f"arm on {self.port} restarted (it said {line.strip()!r}) and lost its motion: check its power "
-            "supply, clear its way, then home it and play on"
+            f"arm on {self.port} restarted ({evidence}) and lost its motion: check its power supply, clear its "
+            "way, then home it and play on"
         )
 
     # -- one exchange ----------------------------------------------------------------------
@@ -149,7 +148,7 @@ class GcodeArm(Arm):
 
     def _uarm_line(self, text: str, command: str) -> tuple[str, ...] | None:
         if text.strip() == wire.UARM_READY and not self._starting:
-            raise self._restarted(text)
+            raise self._restarted(f"it said {text.strip()!r}")
         reply = wire.parse_uarm_reply(text)
         if reply is None:
             return None
@@ -166,8 +165,9 @@ class GcodeArm(Arm):
     def _grbl_line(self, text: str, command: str, values: list[str]) -> tuple[str, ...] | None:
         parsed = wire.parse_grbl_line(text)
         if parsed.kind == "banner" and not self._starting:
-            raise self._restarted(text)
+            raise self._restarted(f"it said {text.strip()!r}")
         if parsed.kind == "alarm":
+            self._alarm = parsed.meaning
             raise ArmCommandError(f"arm on {self.port}: {parsed.meaning}")
         if self._resolving and parsed.kind in ("ok", "error") and not values and command != wire.STATUS_QUERY:
             if parsed.kind == "error":
@@ -203,9 +203,11 @@ class GcodeArm(Arm):
                 log.info("arm on %s: unreadable answer to %r: %s", self.port, command, error)
                 values = None
             if values is not None:
+                self._note(effect)
                 return values
             if effect is not None and self._ran(effect):
                 log.info("arm on %s: %r ran (its answer was lost)", self.port, command)
+                self._note(effect)
                 return ()
             log.info("arm on %s: no answer to %r, try %d", self.port, command, attempt + 1)
         raise TimeoutError(
@@ -214,17 +216,47 @@ class GcodeArm(Arm):
         )
 
     def _reconnect(self) -> None:
-        """Reopen the port; what the arm said meanwhile stays readable (a start line means a restart)."""
+        """Reopen the port; a start line said meanwhile may be lost with the opening, so GRBL's marker is read."""
         self.link.reopen(self.settings.reconnect_attempts)
+        if self.dialect == "grbl" and self._marked:
+            modes = [value for value in self._query("$G") if value.startswith("[GC:")]
+            tool = wire.tool_number(modes[0]) if modes else None
+            if tool != int(wire.RESTART_MARKER[1:]):
+                raise self._restarted(f"its tool number T{tool}, set {wire.RESTART_MARKER}")
+
+    def _mark(self) -> None:
+        """GRBL: set the tool number that a restart clears (a T word moves nothing)."""
+        if self.dialect == "grbl":
+            self._query(wire.RESTART_MARKER)
+            self._marked = True
+
+    def _note(self, effect: Effect | None) -> None:
+        """An acknowledged command's effect: where the tool rests once idle, the pump's state."""
+        if effect is not None and effect.position_mm is not None:
+            self._rest_mm = np.array(effect.position_mm)
+        if effect is not None and effect.suction is not None:
+            self._pump = effect.suction
+
+    def _check_left_alone(self, position_mm: np.ndarray, effect: Effect) -> None:
+        """ArmResetError for an arm neither where the acknowledged commands left it nor where `effect` sends
+        it, or with its pump not as set: it lost its motion (a restart whose start line was lost)."""
+        if self._rest_mm is not None and np.linalg.norm(position_mm - self._rest_mm) > REST_TOLERANCE_MM:
+            raise self._restarted(f"found at {position_mm.round(1).tolist()} mm, left at {self._rest_mm.tolist()}")
+        if effect.suction is None and self._pump is not None and self._suction_on() != self._pump:
+            raise self._restarted(f"its pump found {'off' if self._pump else 'on'}")
 
     def _ran(self, effect: Effect) -> bool:
         """Ask the arm whether the command with `effect` ran: wait until idle, then compare its state."""
         self._unresolved_seq, self._resolving = self._seq, True
         try:
             self._wait_idle(SETTLE_MARGIN_S + 10.0)
-            if effect.position_mm is not None:
-                error_mm = np.linalg.norm(self._position_mm() - np.array(effect.position_mm))
-                return bool(error_mm <= POSITION_TOLERANCE_MM)
+            position_mm = self._position_mm()
+            target = effect.position_mm
+            if target is not None and np.linalg.norm(position_mm - target) < POSITION_TOLERANCE_MM:
+                return True
+            self._check_left_alone(position_mm, effect)
+            if target is not None:
+                return False
             if effect.wrist_deg is not None:
                 return abs(self._wrist_deg() - effect.wrist_deg) <= ANGLE_TOLERANCE_DEG
             return self._suction_on() == effect.suction
@@ -251,9 +283,10 @@ class GcodeArm(Arm):
         if self.dialect == "uarm":
             return values[:1] == ("V1",)
         if values[:1] == ("Alarm",):
+            cause = f" after {self._alarm}" if self._alarm else ""
             raise ArmCommandError(
-                f"arm on {self.port} is in GRBL's alarm state and ignores moves: home it (c4robot homes it at the "
-                "start of a game) or unlock it"
+                f"arm on {self.port} is in GRBL's alarm state{cause} and ignores moves: home it (c4robot homes it "
+                "at the start of a game) or unlock it"
             )
         return values[:1] not in (("Idle",),)
 
@@ -266,36 +299,6 @@ class GcodeArm(Arm):
                 )
             time.sleep(STATUS_POLL_S)
 
-    def _tool_mm(self, q: np.ndarray) -> np.ndarray:
-        return self.chain.forward(q)[:3, 3] * 1000.0
-
-    def _move(self, position_mm: np.ndarray, feed_mm_min: float) -> tuple[str, Effect]:
-        return wire.format_move(*position_mm, feed_mm_min, self.dialect), Effect(
-            position_mm=tuple(round(float(v), 2) for v in position_mm)
-        )
-
-    def _wrist(self, yaw_rad: float) -> tuple[str, Effect]:
-        angle = WRIST_CENTRE_DEG + math.degrees(yaw_rad)
-        return wire.format_wrist(angle), Effect(wrist_deg=round(angle, 2))
-
-    def _move_lines(self, trajectory: JointTrajectory) -> list[tuple[str, Effect]]:
-        """G-code for a trajectory; on a uArm the wrist servo turns to each segment's end angle first
-        (the servo is not part of the firmware's coordinated motion)."""
-        lines: list[tuple[str, Effect]] = []
-        wrist_deg = math.degrees(self._q[-1])
-        for segment in trajectory.segments:
-            if self.dialect == "uarm" and abs(math.degrees(segment.end[-1]) - wrist_deg) > 0.05:
-                wrist_deg = math.degrees(segment.end[-1])
-                lines.append(self._wrist(segment.end[-1]))
-            pieces = max(1, math.ceil(segment.duration_s / PIECE_S))
-            times = np.linspace(0.0, segment.duration_s, pieces + 1)
-            for t0, t1 in zip(times, times[1:], strict=False):
-                start_mm, end_mm = self._tool_mm(segment.position(t0)), self._tool_mm(segment.position(t1))
-                feed = float(np.linalg.norm(end_mm - start_mm)) / max(t1 - t0, 1e-3) * 60.0
-                if np.linalg.norm(end_mm - start_mm) > 0.01:
-                    lines.append(self._move(end_mm, feed))
-        return lines
-
     def _stopping_on_error(self, action: Callable[[], object]) -> object:
         """Run `action`; on any error (Ctrl-C too) hold the feed, as far as the arm can be reached, then raise."""
         try:
@@ -307,9 +310,9 @@ class GcodeArm(Arm):
                     self.stop()
             raise
 
-    def _run(self, lines: list[tuple[str, Effect]], timeout_s: float) -> None:
+    def _run(self, steps: list[gl.Line], timeout_s: float) -> None:
         def motion() -> None:
-            for line, effect in lines:
+            for line, effect in steps:
                 self._command(line, effect)
             self._wait_idle(timeout_s)
 
@@ -324,9 +327,12 @@ class GcodeArm(Arm):
         if self.dialect == "grbl" and self._query(wire.STATUS_QUERY)[:1] == ("Alarm",):
             log.warning("arm on %s: unlocking GRBL's alarm state to go home", self.port)
             self._query("$X")
-        lines = [self._wrist(target[-1])] if self.dialect == "uarm" else []
-        lines.append(self._move(self._tool_mm(target), 3000.0))
-        self._run(lines, 30.0)
+            self._alarm = ""
+        if self.dialect == "grbl" and not self._marked:
+            self._mark()
+        steps = [gl.wrist_line(target[-1])] if self.dialect == "uarm" else []
+        steps.append(gl.move_line(gl.tool_mm(self.chain, target), 3000.0, self.dialect))
+        self._run(steps, 30.0)
         self._q = target
 
     def joint_state(self) -> np.ndarray:
@@ -334,35 +340,39 @@ class GcodeArm(Arm):
         position_mm = self._stopping_on_error(self._position_mm)
         wrist_rad = self._q[-1]
         if self.dialect == "uarm":
-            wrist_rad = math.radians(self._stopping_on_error(self._wrist_deg) - WRIST_CENTRE_DEG)
+            wrist_rad = math.radians(self._stopping_on_error(self._wrist_deg) - gl.WRIST_CENTRE_DEG)
         base_yaw = math.atan2(position_mm[1], position_mm[0])
         target = pose_from_position_yaw(position_mm / 1000.0, base_yaw + wrist_rad)
         self._q = self.chain.inverse(target, seed=self._q, tolerance_m=2e-4).q
         return self._q.copy()
 
     def follow(self, trajectory: JointTrajectory) -> None:
-        self._run(self._move_lines(trajectory), trajectory.duration_s + SETTLE_MARGIN_S)
+        self._run(
+            gl.trajectory_lines(self.chain, trajectory, self._q[-1], self.dialect),
+            trajectory.duration_s + SETTLE_MARGIN_S,
+        )
         self._q = trajectory.end.copy()
 
     def grip(self) -> bool:
-        self._run([(wire.format_suction(True, self.dialect), Effect(suction=True))], SETTLE_MARGIN_S)
+        self._run([gl.suction_line(True, self.dialect)], SETTLE_MARGIN_S)
         self._gripping = True
         return True
 
     def release(self) -> None:
-        self._run([(wire.format_suction(False, self.dialect), Effect(suction=False))], SETTLE_MARGIN_S)
+        self._run([gl.suction_line(False, self.dialect)], SETTLE_MARGIN_S)
         self._gripping = False
 
     def stop(self) -> None:
         """Feed hold now (a real-time byte, not queued) and wait for the arm to stand; GRBL then gets a soft
         reset that empties its planner, and its start banner is expected, not taken for a restart."""
         self.link.write(wire.FEED_HOLD)
+        self._rest_mm = None  # held wherever it was
         deadline = Deadline(STOP_TIMEOUT_S)
         with contextlib.suppress(TimeoutError, ArmCommandError):
             while not deadline.is_expired and self._moving_after_hold():
                 time.sleep(STATUS_POLL_S)
         if self.dialect == "grbl":
-            self._starting = True
+            self._starting, self._marked = True, False  # the soft reset clears the marker too
             try:
                 self.link.write(wire.SOFT_RESET)
                 self._await_banner(Deadline(STOP_TIMEOUT_S))

@@ -14,7 +14,9 @@ parser's modal state (`[GC:... M8 ...]`, so whether the coolant pin is on); `!` 
 Ctrl-X (0x18) soft reset clears the planner. A board that starts prints `Grbl 1.1h ['$' for help]`;
 `ALARM:<n>` and `error:<n>` are named in words from GRBL's own tables (gnea/grbl
 doc/csv/alarm_codes_en_US.csv and error_codes_en_US.csv). Vacuum on the coolant pin: M8 on, M9
-off. Moves are G1 with a feed rate. GRBL answers carry no sequence number but come in order.
+off. Moves are G1 with a feed rate. GRBL answers carry no sequence number but come in order. The tool
+number (`T<n>`, shown in `$G`; a reset clears it to T0, GRBL's gcode.c gc_init) is the marker by which
+a host sees that a board it cannot hear greet (its start line lost while the port reopened) restarted.
 """
 
 from __future__ import annotations
@@ -200,6 +202,16 @@ def parse_position(values: tuple[str, ...]) -> tuple[float, float, float]:
         return float(words["X"]), float(words["Y"]), float(words["Z"])
     except (KeyError, ValueError):
         raise GcodeReplyError(f"position answer {' '.join(values)!r} needs X, Y and Z") from None
+
+
+RESTART_MARKER = "T1"  # set by the host at connect; a GRBL board that restarts shows T0
+
+
+def tool_number(modes: str) -> int | None:
+    """The `T<n>` of `$G`'s `[GC:...]` line, None when the line has none."""
+    words = modes.strip("[]").removeprefix("GC:").split()
+    numbers = [word[1:] for word in words if word[:1] == "T" and word[1:].isdigit()]
+    return int(numbers[0]) if numbers else None
 
 
 def coolant_on(modes: str) -> bool:
