@@ -190,6 +190,16 @@ class FakeFeetechBus(FakeDevice):
         opens_to = 1 if self.start_ticks.get(servo_id, ticks) >= (stop or 0) else -1
         return _Servo(eeprom, ticks, None if stop is None else (stop, opens_to))
 
+    def set_jaw_stop(self, servo_id: int, ticks: int | None) -> None:
+        """A disc between the jaws from now on (`ticks`: where they meet it, closing from where they stand),
+        or none (None): for a bus whose disc comes and goes, as the world's grip says."""
+        servo = self.servos[servo_id]
+        servo.jaw_stop = None if ticks is None else (ticks, 1 if servo.position >= ticks else -1)
+        if ticks is None:
+            self.jaw_stops.pop(servo_id, None)
+        else:
+            self.jaw_stops[servo_id] = ticks
+
     def set_eeprom(self, servo_id: int, address: int, data: bytes) -> None:
         """Put `data` into a servo's saved EEPROM, as an earlier session (or LeRobot's calibration) left it."""
         self.eeproms[servo_id][address : address + len(data)] = data

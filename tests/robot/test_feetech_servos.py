@@ -136,3 +136,13 @@ def test_one_bus_round_trip_checks_every_streamed_goal() -> None:
         # each goal is read back by one SYNC READ; what is left is waiting for the arm to arrive
         assert bus.requests["sync_read"] >= goals and bus.requests["read"] == 0
         assert arm.bus.round_trips - goals < 40
+
+
+def test_a_disc_that_comes_and_goes_between_the_jaws() -> None:
+    """A bus whose disc is there only when the world says so (the digital twin's) sets and clears the jaw stop."""
+    with _bus(disc=False) as bus, FeetechArm(_config(bus.port)) as arm:
+        bus.set_jaw_stop(6, 2600)
+        assert arm.grip() and 0 < bus.stall_loads[6] <= GRIPPER_TORQUE_LIMIT
+        arm.release()
+        bus.set_jaw_stop(6, None)
+        assert not arm.grip()
