@@ -1,25 +1,32 @@
 """Which disc colour is the robot's and which the person's, sampled from the board.
 
-The person puts one disc of each colour in the bottom row, the robot's and the person's in columns
-they name; the camera's colour at those two holes, compared with the empty hole above each, gives
-both reference colours (BGR, as the camera sees them in this light) and their letters, saved robot
-first so that vision names and tells them apart in every later frame.
+The person shows the camera discs of both colours in holes the step is told about (by default one disc of each
+in the bottom row, in columns they name, nothing above); what fills those holes, compared with holes known to be
+empty, gives both reference colours (BGR, as the camera sees them in this light) and their letters, saved robot
+first so that vision names and tells them apart in every later frame. Several discs of a colour give their
+median. The step refuses, in one sentence, a disc that looks like the empty holes or two colours that look alike:
+the reader could not tell them apart either.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
-from calibration.board import hole_colours
 from calibration.failures import CalibrationFailedError
 from calibration.store import BoardCalibration, ColourCalibration
 
-# A hole holds a disc when its colour differs this much (BGR distance) from the empty hole above it, or from
-# itself in a frame of the empty board (same room, same light: a webcam's noise moves a mean by a few levels).
+# A hole holds a disc when its colour differs this much (BGR distance) from the empty holes it is compared with,
+# or from itself in a frame of the empty board (same room, same light: a webcam's noise moves a mean by a few levels).
 DISC_CONTRAST_MIN = 40.0
 DISC_CHANGE_MIN = 15.0
 # Two discs are of different colours when they differ at least this much.
 COLOUR_DIFFERENCE_MIN = 40.0
+# A colour is too close to the empty holes when more than this share of the known-empty holes look like it.
+EMPTY_LOOKALIKE_SHARE = 0.25
+
+Cell = tuple[int, int]
 
 
 def colours_from_frame(
@@ -38,33 +45,75 @@ def colours_from_frame(
     Raises ValueError for columns off the board or equal, CalibrationFailedError when a column looks
     empty or both discs look the same.
     """
-    from vision.colour_names import colour_letters
-    from vision.hole_samples import in_board_light, local_light, sample_holes, to_weighted_lab
-
     for name, column in (("robot", robot_column), ("person", person_column)):
         if not 0 <= column < board.cols:
             raise ValueError(f"{name} column {column + 1} is not on a board of {board.cols} columns")
     if robot_column == person_column:
         raise ValueError(f"the robot's and the person's discs need different columns, both are {robot_column + 1}")
-    colours = hole_colours(frame_bgr, board)
-    before = None if empty_frame_bgr is None else hole_colours(empty_frame_bgr, board)
+    before = None if empty_frame_bgr is None else _hole_bgr(empty_frame_bgr, board)
+    above = [(1, robot_column), (1, person_column)]
+    return colours_from_discs(frame_bgr, board, [(0, robot_column)], [(0, person_column)], above, before)
+
+
+def colours_from_discs(
+    frame_bgr: np.ndarray,
+    board: BoardCalibration,
+    robot_cells: Sequence[Cell],
+    person_cells: Sequence[Cell],
+    empty_cells: Sequence[Cell] = (),
+    before: np.ndarray | None = None,
+) -> ColourCalibration:
+    """The robot's and the person's colours from discs at known cells (row 0 at the bottom, 0-based), each the
+    median over its discs.
+
+    Each disc must differ from the holes known empty in this frame (`empty_cells`: a colour that more than
+    EMPTY_LOOKALIKE_SHARE of them, or the one, look like is refused) or, given `before` ((rows, cols, 3) BGR of the
+    board before the discs went in), from its own hole then. Raises CalibrationFailedError, naming
+    the column, for a disc that looks like the empty holes, and for two colours that look alike.
+    """
+    from vision.colour_names import colour_letters
+    from vision.hole_samples import in_board_light, local_light, sample_holes, to_weighted_lab
+
+    holes = _hole_bgr(frame_bgr, board)
     samples = []
-    for column in (robot_column, person_column):
-        disc, empty = colours[0, column], colours[1, column] if before is None else before[0, column]
-        if np.linalg.norm(disc - empty) < (DISC_CONTRAST_MIN if before is None else DISC_CHANGE_MIN):
-            raise CalibrationFailedError(f"column {column + 1} looks empty: put a disc in it (and none above it)")
-        samples.append(disc)
+    for cells in (robot_cells, person_cells):
+        if not cells:
+            raise ValueError("each colour needs at least one disc")
+        for cell in cells:
+            if before is not None:
+                references, least = before[cell][None], DISC_CHANGE_MIN
+            else:
+                empty = [holes[other] for other in empty_cells if other != cell]
+                references, least = np.array(empty).reshape(-1, 3), DISC_CONTRAST_MIN
+            close = np.linalg.norm(references - holes[cell], axis=1) < least
+            if len(references) and close.mean() > (0 if len(references) == 1 else EMPTY_LOOKALIKE_SHARE):
+                raise CalibrationFailedError(
+                    f"column {cell[1] + 1} looks empty: put a disc in it (and none above it), or use discs that look "
+                    "unlike the empty holes"
+                )
+        samples.append(np.median([holes[cell] for cell in cells], axis=0))
     if np.linalg.norm(samples[0] - samples[1]) < COLOUR_DIFFERENCE_MIN:
         raise CalibrationFailedError(
-            f"the discs in columns {robot_column + 1} and {person_column + 1} look alike: use one disc of each colour"
+            f"the discs in columns {robot_cells[0][1] + 1} and {person_cells[0][1] + 1} look alike: use one disc of "
+            "each colour"
         )
-    # The bottom corners may be darker or brighter than the board as a whole (a lamp above, a window to one side):
-    # the references are kept in the board's light, as the reader looks for them in each hole's own light.
+    # A disc lit more or less than the board as a whole (a lamp above, a window to one side) is kept in the board's
+    # light, as the reader looks for the references in each hole's own light.
     light = local_light(sample_holes(frame_bgr, np.asarray(board.corners_px, float), (board.rows, board.cols)))
+    light = light.reshape(board.rows, board.cols)
     samples = [
-        in_board_light(disc, float(light[column]))
-        for disc, column in zip(samples, (robot_column, person_column), strict=True)
+        in_board_light(sample, float(np.median([light[cell] for cell in cells])))
+        for sample, cells in zip(samples, (robot_cells, person_cells), strict=True)
     ]
     lab = to_weighted_lab(np.array([samples], np.float64).clip(0, 255).astype(np.uint8))[0]
     robot_letter, person_letter = colour_letters([lab[0], lab[1]])
     return ColourCalibration(robot_letter, person_letter, tuple(samples[0]), tuple(samples[1]))
+
+
+def _hole_bgr(frame_bgr: np.ndarray, board: BoardCalibration) -> np.ndarray:
+    """(rows, cols, 3) BGR of what fills every hole: the median of a ring inside it, which a ring-shaped disc
+    fills as a full one does (vision.hole_samples)."""
+    from vision.hole_samples import from_weighted_lab_to_bgr, sample_holes
+
+    samples = sample_holes(frame_bgr, np.asarray(board.corners_px, float), (board.rows, board.cols))
+    return from_weighted_lab_to_bgr(samples.hole_colours).astype(np.float64).reshape(board.rows, board.cols, 3)

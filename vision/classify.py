@@ -74,12 +74,14 @@ FREE_COUNTS = 0.0
 
 @dataclass(frozen=True)
 class Classification:
-    """Grid (rows, cols) int8, row 0 at the bottom, value k = colours[k - 1] (weighted Lab); per-cell confidence."""
+    """Grid (rows, cols) int8, row 0 at the bottom, value k = colours[k - 1] (weighted Lab); per-cell confidence;
+    score: how well the grid and colours explain the frame (log-odds, higher is better)."""
 
     grid: np.ndarray
     confidence: np.ndarray
     colours: tuple[np.ndarray, ...]
     problems: list[str]
+    score: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -356,7 +358,7 @@ def classify(samples: HoleSamples, reference_colours: tuple[np.ndarray, ...] | N
     room_like = room_like_discs(samples, outcome.grid, outcome.colours, (outcome.grid == 0) & ~grazed, SHADING_RANGE)
     confidence = np.where(room_like, np.minimum(confidence, ROOM_LIKE_DISC_CONFIDENCE), confidence)
     confidence = np.where(samples.visible.reshape(samples.shape), confidence, 0.0)
-    return Classification(outcome.grid, confidence, outcome.colours, problems)
+    return Classification(outcome.grid, confidence, outcome.colours, problems, outcome.score)
 
 
 def _partly_filled_cap(outcome: _Outcome) -> np.ndarray:

@@ -33,6 +33,8 @@ DISTINCT_BACKGROUND = 12.0
 # the colour missed (red discs in dim light under a webcam's noise keep a chroma of 40); with two, one as vivid as
 # plastic (SATURATED_CHROMA) may be a disc off its colour (one more orange than the rest under a warm lamp).
 FILLED_CHROMA = 30.0
+# A hole is at the camera's ceiling when at least this share of its ring pixels is, in some channel.
+AT_CEILING_SHARE = 0.5
 
 
 def distinct_backgrounds(background: tuple[np.ndarray, ...], colours: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
@@ -62,7 +64,7 @@ def unproven_empty(
     if not empty.any():
         return np.zeros(grid.shape, dtype=bool)
     vivid = FILLED_CHROMA if len(colours) < 2 else SATURATED_CHROMA
-    unproven = _filled_by_one_colour(samples, empty, vivid)
+    unproven = _filled_by_one_colour(samples, empty, vivid) | (empty & _vivid_at_ceiling(samples, vivid))
     if colours:
         in_some_light = shaded_distances(samples.pixels, np.asarray(colours), SHADOW_RANGE) < MATCH_RADIUS
         if claimed is not None:
@@ -70,6 +72,16 @@ def unproven_empty(
         like_a_disc = ((in_some_light.mean(axis=2) >= DISC_LIKE_SHARE) & (dents.T <= UNPROVEN_DENT_PITCH)).any(axis=0)
         unproven |= empty & like_a_disc
     return _could_hold_a_disc(unproven.reshape(grid.shape), grid, samples)
+
+
+def _vivid_at_ceiling(samples: HoleSamples, chroma: float) -> np.ndarray:
+    """(holes,) the holes of a colour of at least `chroma` whose ring is mostly at the camera's ceiling in some
+    channel: how far such a colour reaches towards the rim cannot be measured (its burnt middle and its unburnt
+    edge differ), so a disc there may fail every test of one."""
+    if samples.at_ceiling is None:
+        return np.zeros(len(samples.hole_colours), dtype=bool)
+    own = samples.hole_colours
+    return ((samples.at_ceiling >= 1).mean(axis=1) >= AT_CEILING_SHARE) & (np.hypot(own[:, 1], own[:, 2]) >= chroma)
 
 
 def _filled_by_one_colour(samples: HoleSamples, holes: np.ndarray, chroma: float) -> np.ndarray:

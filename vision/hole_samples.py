@@ -45,6 +45,8 @@ MAP_ROW_LENGTH = 4096
 # a hand and a sleeve over half the board (seeds 4, 10 of bench game --rooms varied: 14 and 15 of 30 points
 # still the blue face) turn into a brown no surface has, and every hole then looked covered.
 FACE_LIGHT_RANGE = (0.5, 1.6)
+# A channel value at or above this is at the camera's ceiling: what was brighter shows as this too.
+CEILING_VALUE = 250
 FACE_RADIUS = 16.0
 
 
@@ -60,6 +62,9 @@ class HoleSamples:
     (rows * cols, 3): the median of every hole's ring pixels (what fills it, found once for all who ask). `covered`
     (rows * cols,) bool: holes something in front of the board hides (vision.occlusion), whose pixels tell
     nothing of the hole; `grazed`: holes it may reach into, read at a capped confidence; none until set.
+    `at_ceiling` (rows * cols, n) uint8: how many channels of each ring pixel are at the camera's ceiling
+    (CEILING_VALUE), whose colour the frame shows only in part (a burnt yellow disc and a burnt white wall look
+    alike).
     """
 
     shape: tuple[int, int]
@@ -71,6 +76,7 @@ class HoleSamples:
     hole_colours: np.ndarray
     covered: np.ndarray | None = None
     grazed: np.ndarray | None = None
+    at_ceiling: np.ndarray | None = None
 
     @property
     def visible(self) -> np.ndarray:
@@ -270,6 +276,8 @@ def sample_holes(image_bgr: np.ndarray, corners_px: np.ndarray, shape: tuple[int
     )
     lab = to_weighted_lab(sampled).reshape(-1, 3)
     ring_count = holes * len(RING_INDEX)
+    ring_bgr = sampled.reshape(-1, 3)[:ring_count]
+    at_ceiling = (ring_bgr >= CEILING_VALUE).sum(axis=1, dtype=np.uint8).reshape(holes, len(RING_INDEX))
     ray_count = holes * RAY_COUNT * len(RAY_RADII_PITCH)
     pixels = lab[:ring_count].reshape(holes, len(RING_INDEX), 3)
     rays = lab[ring_count : ring_count + ray_count].reshape(holes, RAY_COUNT, len(RAY_RADII_PITCH), 3)
@@ -282,6 +290,7 @@ def sample_holes(image_bgr: np.ndarray, corners_px: np.ndarray, shape: tuple[int
         rays=rays,
         rim_offsets=rim_offsets(rays, RAY_RADII_PITCH),
         hole_colours=np.median(pixels, axis=1),
+        at_ceiling=at_ceiling,
     )
 
 

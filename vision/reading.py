@@ -22,6 +22,7 @@ from vision.geometry import check_corners, check_shape, hole_centres_px
 from vision.hole_samples import HoleSamples, sample_holes, to_weighted_lab
 from vision.localise import BoardNotFoundError, locate_board, refine_corners
 from vision.occlusion import OCCLUDED_CONFIDENCE, covered_sentence, occluded_holes, rays_off_the_face
+from vision.stale_colours import checked_against_frame
 
 UNKNOWN_COLOUR = "?"
 # Median over holes of the weighted-Lab distance between a hole and the board face: the real photos and
@@ -40,6 +41,10 @@ DIM_LIFT = 2.0
 # board is too dark to trust (the 23 photos: 37 and more; lifted from 30% light: 32 and more; from 15%: 23 to 31).
 MIN_BOARD_LIGHTNESS = 26.0
 TOO_DARK = "too dark to read: add light"
+# Holes whose ring is at the camera's ceiling in two channels over this share show no colour to read: a burnt
+# yellow disc and a burnt white wall look alike, so their cells are unsure, whatever the colours say.
+BURNT_SHARE = 0.25
+TOO_BRIGHT = "too bright: {count} holes are burnt white and show no colour: lower the camera's exposure or the light"
 COVERED_BOARD = "the holes look like the board around them: something covers the board or the camera"
 
 
@@ -207,6 +212,8 @@ def read(
             problems=[str(error)],
         )
     result = classify(samples, reference)
+    if reference is not None:
+        result = checked_against_frame(result, classify(samples), reference, lambda colours: classify(samples, colours))
     grid, disc_colours = result.grid, result.colours
     if reference is not None:
         names = colour_letters(list(reference))
@@ -226,6 +233,10 @@ def read(
     if too_dark:
         problems.insert(0, TOO_DARK)
         confidence = np.minimum(confidence, OCCLUDED_CONFIDENCE)
+    burnt = ((samples.at_ceiling >= 2).mean(axis=1) > BURNT_SHARE).reshape(rows, cols) & ~covered
+    if burnt.any():
+        problems.insert(0, TOO_BRIGHT.format(count=int(burnt.sum())))
+        confidence = np.where(burnt, np.minimum(confidence, OCCLUDED_CONFIDENCE), confidence)
     if off_frame:
         problems.insert(0, off_frame)
         confidence = np.minimum(confidence, OCCLUDED_CONFIDENCE)
