@@ -14,6 +14,8 @@ from robot.cli.terminal import enter_pressed, read_key
 if TYPE_CHECKING:  # numpy loads where it is used: `c4robot move` does without it
     import numpy as np
 
+    from robot.arm import ArmConfig
+
 
 def add_lerobot_options(parser: argparse.ArgumentParser) -> None:
     """`--from-lerobot [PATH]` and `--id ID` of `calibrate arm`."""
@@ -77,9 +79,20 @@ def run_servo_ranges(args: argparse.Namespace) -> int:
     if not config.serial.port:
         raise ValueError("no serial port for the servo bus: give --serial PORT or set port in the [arm] section")
     with FeetechArm(config) as arm:
-        settings = record_servo_ranges(arm, input, enter_pressed, print)
+        settings = record_servo_ranges(arm, input, enter_pressed, print, _plus_hints(config, arm.layout.names))
     save_setup(args, dataclasses.replace(setup, arm={**raw, **settings}))
     return 0
+
+
+def _plus_hints(config: ArmConfig, names: dict[int, str]) -> list[str]:
+    """What each joint's + direction does, in words, from the arm's model (the SO-101's unless the setup names one)."""
+    from calibration.servo_range import plus_hints
+    from robot.arm.kinematics import KinematicChain
+    from sim.config import ASSETS_DIR
+
+    chain = KinematicChain.from_urdf(config.urdf_path or ASSETS_DIR / "so101.urdf", config.tool_link)
+    joint_names = list(names.values())[: chain.dof] or [f"joint {i + 1}" for i in range(chain.dof)]
+    return plus_hints(chain.forward, joint_names)
 
 
 def run_jogged_drops(args: argparse.Namespace) -> int:

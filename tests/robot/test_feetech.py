@@ -61,19 +61,22 @@ def test_the_driver_moves_several_servos_on_one_bus_and_grips() -> None:
     assert bus.executed[-2:] == [closing, f"WRITE 6 42 {wire.word(2250).hex()}"]  # then held where it stopped
 
 
-def test_calibrate_arm_records_middles_and_ranges_and_the_driver_keeps_to_them() -> None:
-    """The person holds the middle pose, then sweeps every joint (here: the test moves the loose servos)."""
+def test_calibrate_arm_records_middles_directions_and_ranges_and_the_driver_keeps_to_them() -> None:
+    """The person holds the middle pose, steps each joint + (servo 2 and 4 count down), closes the gripper
+    (towards its high ticks), then sweeps every joint (here: the test moves the loose servos)."""
     from calibration.servo_range import record_servo_ranges
 
     ids = SO101_LAYOUT.ids
-    with FakeFeetechBus(dict.fromkeys(ids, 2048)) as bus:
+    with FakeFeetechBus(dict.fromkeys(ids, 2048), homing_offsets={3: -250}, limits={5: (100, 4000)}) as bus:
         config = ArmConfig(serial=SerialConfig(port=bus.port, protocol="feetech", reply_timeout_s=0.3))
+        steps = iter([dict.fromkeys(ids, 0), {1: 60, 2: -60, 3: 60, 4: -60, 5: 60, 6: 90}])
         sweep = iter([-400, 0, 500, None])
 
-        def hold_middle() -> None:
+        def done_a_step() -> None:
             assert not bus.servos[1].registers[40], "the torque must be off while the person moves the arm"
+            step = next(steps)
             for servo_id in ids:
-                bus.servos[servo_id].position = 2000 + servo_id
+                bus.servos[servo_id].position = 2000 + servo_id + step[servo_id]
             time.sleep(0.05)
 
         def moved_enough() -> bool:
@@ -83,21 +86,43 @@ def test_calibrate_arm_records_middles_and_ranges_and_the_driver_keeps_to_them()
             time.sleep(0.05)
             return offset is None
 
+        told: list[str] = []
         with FeetechArm(config) as arm:
-            settings = record_servo_ranges(arm, hold_middle, moved_enough, lambda message: None)
+            settings = record_servo_ranges(arm, done_a_step, moved_enough, told.append, ["shoulder_pan: left"])
         assert all(servo.registers[40] == 1 for servo in bus.servos.values()), "torque back on afterwards"
+    assert "(shoulder_pan: left)" in told[1]
     assert settings["servo_ids"] == list(ids)
     assert settings["servo_middles"] == [2000 + i for i in ids]
+    assert settings["servo_directions"] == [1, -1, 1, -1, 1, -1]  # the gripper closed towards its high ticks
     assert settings["servo_ranges"] == [[1600 + i, 2500 + i] for i in ids]
+    assert settings["servo_homing_offsets"] == [0, 0, -250, 0, 0, 0]
+    assert settings["servo_limits"][4] == [100, 4000] and settings["servo_limits"][0] == [0, 4095]
 
     calibrated = ArmConfig.from_dict({"protocol": "feetech", **settings})
-    with FakeFeetechBus({i: 2000 + i for i in ids}) as bus:
+    with FakeFeetechBus({i: 2000 + i for i in ids}, homing_offsets={3: -250}, limits={5: (100, 4000)}) as bus:
         config = ArmConfig(serial=dataclasses.replace(calibrated.serial, port=bus.port, reply_timeout_s=0.3))
         with FeetechArm(config) as arm:
             np.testing.assert_allclose(arm.joint_state(), 0.0, atol=1e-9)  # the middle pose is joint angle 0
             beyond = np.array([0.0, 0.0, 1.2, 0.0, 0.0])  # about 780 ticks past the middle: out of range
-            with pytest.raises(ArmCommandError, match="servo 3 .* beyond its calibrated range"):
+            with pytest.raises(ArmCommandError, match=r"servo 3 \(elbow_flex\).* beyond its calibrated range"):
                 arm.follow(JointTrajectory.through([arm.joint_state(), beyond], config.limits(5)))
+
+
+def test_the_plus_hints_say_where_each_so101_joint_goes() -> None:
+    from calibration.servo_range import plus_hints
+    from robot.arm.kinematics import KinematicChain
+    from sim.config import ASSETS_DIR
+
+    chain = KinematicChain.from_urdf(ASSETS_DIR / "so101.urdf", "tool")
+    names = ["shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_flex", "wrist_roll"]
+    hints = plus_hints(chain.forward, names)
+    assert hints[:4] == [
+        "shoulder_pan: the gripper goes to the right",
+        "shoulder_lift: the gripper goes down",
+        "elbow_flex: the gripper goes down",
+        "wrist_flex: the gripper goes down",
+    ]
+    assert hints[4].startswith("wrist_roll: counter-clockwise seen from ")
 
 
 def _published_so101_tool(q: np.ndarray) -> np.ndarray:

@@ -219,6 +219,12 @@ class FeetechArm(Arm):
         """Every servo's present position in ticks (the gripper's too), for calibration."""
         return {i: wire.read_word(d) for i, d in self.bus.read_all(self.layout.ids, wire.PRESENT_POSITION, 2).items()}
 
+    def servo_eeprom(self) -> dict[int, tuple[int, tuple[int, int]]]:
+        """Every servo's homing offset and EEPROM position limits, for calibration to record."""
+        data = self.bus.read_all(self.layout.ids, servos.EEPROM_FIRST, servos.EEPROM_LENGTH)
+        parsed = {i: servos.ServoEeprom.parse(d) for i, d in data.items()}
+        return {i: (eeprom.homing_offset, eeprom.limits) for i, eeprom in parsed.items()}
+
     def set_torque(self, on: bool) -> None:
         """Torque on or off on every servo (off: the joints can be moved by hand, for calibration)."""
         for servo_id in self.layout.ids:
