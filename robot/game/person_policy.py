@@ -35,13 +35,16 @@ class Skill:
     whim: float  # spread of the random taste added to every column's worth
 
 
+# fmt: off
 SKILLS = {
-    1: Skill(0.6, blocks=0.35, avoids_gift=0.0, foresight=0.0, attack=0.3, defence=0.1, centre=1.0, whim=3.0),
-    2: Skill(0.8, blocks=0.6, avoids_gift=0.3, foresight=0.2, attack=0.6, defence=0.3, centre=1.5, whim=2.0),
-    3: Skill(0.95, blocks=0.9, avoids_gift=0.7, foresight=0.6, attack=1.0, defence=0.7, centre=2.0, whim=1.0),
-    4: Skill(1.0, blocks=0.95, avoids_gift=0.85, foresight=0.85, attack=1.0, defence=0.8, centre=2.0, whim=0.6),
-    5: Skill(1.0, blocks=1.0, avoids_gift=0.97, foresight=0.97, attack=1.0, defence=1.0, centre=2.0, whim=0.25),
+    #        takes_win blocks avoids_gift foresight attack defence centre whim
+    1: Skill(0.6,      0.35,  0.0,        0.0,      0.3,   0.1,    1.0,   3.0),
+    2: Skill(0.8,      0.6,   0.3,        0.2,      0.6,   0.3,    1.5,   2.0),
+    3: Skill(0.95,     0.9,   0.7,        0.6,      1.0,   0.7,    2.0,   1.0),
+    4: Skill(1.0,      0.95,  0.85,       0.85,     1.0,   0.8,    2.0,   0.6),
+    5: Skill(1.0,      1.0,   0.97,       0.97,     1.0,   1.0,    2.0,   0.25),
 }
+# fmt: on
 DEFAULT_SKILL = 3  # a middling player: a real game against the robot, which still wins it
 
 
