@@ -50,9 +50,9 @@ COVERAGE_THRESHOLD = 0.5
 COVERAGE_GAIN = 12.0
 MISSING_COVERAGE_GAIN = 30.0
 DISCARDED_EVIDENCE_COST = 0.5
-# A disc in its slot reaches the rim all round but for the thin front plate and the rim's shadow (measured on
-# the photos with their corners: dents of 0.025 pitch at most, most under 0.01); a loose disc behind, off by a
-# third of a hole radius, leaves 0.03 and more. 0.01 pitch past the tolerance costs what a full ring gains.
+# A disc in its slot reaches the rim all round but for the thin front plate and the rim's shadow; a loose disc
+# behind, off by a third of a hole radius, leaves a wider crescent. 0.01 pitch past the tolerance costs what a full
+# ring gains.
 DENT_TOLERANCE_PITCH = 0.02
 DENT_COST_PER_PITCH = 600.0
 COLOUR_COST = 1.0
@@ -64,7 +64,7 @@ IMBALANCE_COST = 1.0
 # The most a disc of the colour in excess is trusted when colours learnt from the frame give counts no game gives.
 IMPOSSIBLE_COUNT_CONFIDENCE = 0.8
 # A disc in its slot covers its whole ring (but the two spared sectors); one whose colour covers less than
-# FULL_COVERAGE (a loose disc behind the board at 0.82 to 0.86 in dim warm light) is trusted no more than this.
+# FULL_COVERAGE (a loose disc behind the board, rounded off by dim warm light) is trusted no more than this.
 FULL_COVERAGE = 0.9
 PARTLY_FILLED_CONFIDENCE = 0.8
 # With calibrated colours every cell's colour is trusted on its own, so the counts are left free: a person

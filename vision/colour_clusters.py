@@ -28,7 +28,7 @@ MATCH_RADIUS = 16.0
 # when no shade in this range explains the pixel as well.
 SHADOW_RANGE = (0.5, 1.5)
 # A colour within this of some shade of a disc colour is that disc colour (in shadow, in brighter light), never
-# a background; measured on the photos and renders: a disc's shade 0.2 to 3, wood behind yellow discs 6 to 10.
+# a background: a disc's own shades lie well inside it, wood of nearly a yellow disc's colour well outside.
 SHADE_MATCH_RADIUS = 4.5
 # Chroma from which a colour is as vivid as plastic discs are.
 SATURATED_CHROMA = 45.0

@@ -1,4 +1,4 @@
-"""Image changes a webcam produces every day, for measuring the reader (`c4robot bench vision --degrade`).
+"""Image changes a webcam produces every day, for measuring the reader (`c4robot bench vision degrade`).
 
 Each change takes a BGR photo and the centres of its four corner holes and returns the changed photo with
 the corners where they now are (a rotation or a downscale moves them), so a reading can be checked against

@@ -29,9 +29,9 @@ CLEAR_CLAIM_MARGIN = 6.0
 # A background colour proves holes empty only when no light makes a disc colour within this of it: learnt from
 # the holes read empty, it may be discs the count prior emptied (dim pink discs a little off the pink learnt).
 DISTINCT_BACKGROUND = 12.0
-# With fewer than two disc colours learnt (none: the board read empty), a hole filled to the rim by one colour this vivid may hold a disc of
-# the colour missed (red discs in dim light under a webcam's noise keep a chroma of 40); with two, one as vivid as
-# plastic (SATURATED_CHROMA) may be a disc off its colour (one more orange than the rest under a warm lamp).
+# With fewer than two disc colours learnt (none: the board read empty), a hole filled to the rim by one colour this
+# vivid may hold a disc of the colour missed (dim, noisy red discs stay above it); with two, one as vivid as plastic
+# (SATURATED_CHROMA) may be a disc off its colour (one more orange than the rest under a warm lamp).
 FILLED_CHROMA = 30.0
 # A hole is at the camera's ceiling when at least this share of its ring pixels is, in some channel.
 AT_CEILING_SHARE = 0.5

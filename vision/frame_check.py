@@ -18,8 +18,8 @@ from vision.geometry import grid_corners, grid_to_image_homography, project
 from vision.hole_samples import RAY_COUNT, HoleSamples
 from vision.occlusion import rays_off_the_face
 
-# Share of an edge's outward rays that may miss the face (the 23 photos with their corners: 0.14 at most, the
-# tray below the bottom row and a foot of the stand; a lattice one column off the board: 0.65).
+# Share of an edge's outward rays that may miss the face: a tray below the bottom row or a foot of the stand
+# stays well under it, a lattice one column off the board well over.
 OFF_FRAME_SHARE = 0.4
 # A ray points outward when this much of its direction is across the edge.
 OUTWARD_COMPONENT = 0.7

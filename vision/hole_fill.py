@@ -19,8 +19,7 @@ from vision.hole_samples import RAY_RADII_PITCH, shaded_distances
 # Every shade a disc's edge or the board's inside takes, down to the deep shadow under the rim.
 EDGE_SHADING_RANGE = (0.25, 1.5)
 # A sample this far (weighted Lab) from every shade of the disc colour is not the disc: the room. Between the
-# match radius and this lies the disc's edge in the rim's shadow, which turns browner than any shade (measured
-# on the photos: a yellow disc's shaded edge 20 to 27 away).
+# match radius and this lies the disc's edge in the rim's shadow, which turns browner than any shade.
 ROOM_DISTANCE = 24.0
 # Up to this radius round the rim's centre every disc in its slot shows (holes measure 0.33 to 0.38 pitch).
 REACH_RADIUS_PITCH = 0.32

@@ -41,9 +41,8 @@ RAY_RADII_PITCH = np.arange(0.18, 0.445, 0.01)
 MAP_ROW_LENGTH = 4096
 # The board's face is the colour most of the points between the holes share, in any light across the board
 # (FACE_LIGHT_RANGE, as vision.occlusion allows the face) within FACE_RADIUS (what vision.occlusion still takes for
-# the face; 12 split a dim noisy face in two): not their per-channel median, which
-# a hand and a sleeve over half the board (seeds 4, 10 of bench game --rooms varied: 14 and 15 of 30 points
-# still the blue face) turn into a brown no surface has, and every hole then looked covered.
+# the face, wide enough not to split a dim noisy face in two): not their per-channel median, which a hand and a
+# sleeve over half the board turn into a brown no surface has, so that every hole would look covered.
 FACE_LIGHT_RANGE = (0.5, 1.6)
 # A channel value at or above this is at the camera's ceiling: what was brighter shows as this too.
 CEILING_VALUE = 250

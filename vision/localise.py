@@ -26,7 +26,7 @@ WORK_SIZE_PX = 640
 COLOUR_CLUSTERS = 6
 KMEANS_SAMPLES = 6000
 # The face masks' distances are found this many rows at a time: a whole frame's (6 colours x 640 x 480 floats,
-# and their temporaries) overflows the CPU's cache and took three times as long.
+# and their temporaries) overflows the CPU's cache.
 BAND_ROWS = 32
 MIN_HOLE_AREA_PX = 12
 MIN_CIRCULARITY = 0.55

@@ -23,13 +23,12 @@ from vision.hole_samples import RAY_COUNT, RAY_RADII_PITCH, HoleSamples, shaded_
 FACE_RING_RADIUS_PITCH = 0.425
 # Light the face ring may take across a board (a lamp to one side, a shadow).
 FACE_SHADING_RANGE = (0.5, 1.6)
-# Weighted-Lab distance from both face references that blocks a ray (measured: the 23 photos' face rings,
-# bevels and light gradients included, stay under it; skin from very light to very dark and coloured sleeves
-# over 5-40% of the board: 694 of 742 holes found, the rest less than half covered).
+# Weighted-Lab distance from both face references that blocks a ray: a face ring's bevels and light gradients
+# stay under it, skin from very light to very dark and coloured sleeves go over it.
 BLOCKED_DISTANCE = 16.0
 # A run of blocked rays this long (of RAY_COUNT) is something in front: a finger 0.3 pitch wide crosses 3 to 4,
-# when a neighbour's ring is touched too (a run of MIN_TOUCHED_RUN); alone, a run of MIN_LONE_BLOCKED_RUN (the
-# 23 photos' face rings: runs of 2 at most, but one of 3 beside a foot of the stand).
+# when a neighbour's ring is touched too (a run of MIN_TOUCHED_RUN); alone, a run of MIN_LONE_BLOCKED_RUN, longer
+# than a bare face ring shows beside a foot of the stand.
 MIN_BLOCKED_RUN = 3
 MIN_LONE_BLOCKED_RUN = 4
 MIN_TOUCHED_RUN = 1
@@ -42,12 +41,12 @@ UNSEEN_RING_SHARE = 0.75
 UNSEEN_DISTANCE = 12.0
 UNSEEN_SHADING_RANGE = (0.7, 1.4)
 # ... and its rim (a line that differs from the face by RIM_CONTRAST, as in vision.rims) shows on fewer rays
-# than this share (the photos' empty holes that show a tray of the face's colour behind: 0.4 and more).
+# than this share (an empty hole showing a tray of the face's colour behind still shows its rim on more).
 RIM_CONTRAST = 9.0
 MIN_RIM_RAYS = 0.25
 RIM_BAND_PITCH = (0.28, 0.43)
-# Both contrasts at most this share of the board's median one (dim light, JPEG: 0.35 keeps the 23 photos under
-# every change of vision.degrade free of unseen holes).
+# Both contrasts at most this share of the board's median one: low enough that dim light and JPEG blocks leave
+# every uncovered hole seen.
 UNSEEN_RELATIVE = 0.35
 # The most a cell is trusted where something in front may reach into its hole (grazed), and anywhere when the
 # lattice or the colours were learnt from a frame that shows something in front of the board.

@@ -25,20 +25,18 @@ from vision.occlusion import OCCLUDED_CONFIDENCE, covered_sentence, occluded_hol
 from vision.stale_colours import checked_against_frame
 
 UNKNOWN_COLOUR = "?"
-# Median over holes of the weighted-Lab distance between a hole and the board face: the real photos and
-# the sim measured 31 and more, a covered board about 0.
+# Median over holes of the weighted-Lab distance between a hole and the board face, far above this for a board
+# in view, about 0 for a covered one.
 COVERED_CONTRAST = 10.0
 # A dim frame is lifted, as a webcam's auto exposure would, until its brightest values (99th percentile of the
-# brightest channel) reach LIT_FRAME_VALUE (the 23 photos: 220 and more, so they are left as they are), by
-# MAX_LIFT at most.
+# brightest channel) reach LIT_FRAME_VALUE, by MAX_LIFT at most; a frame of a lit room is left as it is.
 LIT_FRAME_VALUE = 200.0
 MAX_LIFT = 4.0
-# A frame lifted by this much or more was taken in a dim room (30% light needs 2.7 and more); one lifted less has
-# nothing bright in view (a blue board before a purple wall in a lit room: 1.05 to 1.6), and its board's lightness
-# says nothing of the light.
+# A frame lifted by this much or more was taken in a dim room; one lifted less has nothing bright in view (a blue
+# board before a purple wall in a lit room), and its board's lightness says nothing of the light.
 DIM_LIFT = 2.0
 # Below this weighted-Lab lightness of the board's brightest samples (99th percentile of holes and rims), the
-# board is too dark to trust (the 23 photos: 37 and more; lifted from 30% light: 32 and more; from 15%: 23 to 31).
+# board is too dark to trust: a board lifted from 30% light stays above it, one from 15% light mostly falls below.
 MIN_BOARD_LIGHTNESS = 26.0
 TOO_DARK = "too dark to read: add light"
 # Holes whose ring is at the camera's ceiling in two channels over this share show no colour to read: a burnt
@@ -110,8 +108,8 @@ def _is_too_dark(samples: HoleSamples, is_dim: bool) -> bool:
 
 def _reference_colours(colours: Sequence[Sequence[float]] | None, lift: float) -> tuple[np.ndarray, ...] | None:
     """Calibrated disc colours (BGR triples, value 1 first) as weighted Lab, lifted as the frame was (calibration
-    samples the camera's own frames, in the room's light: a red disc at 31% light was 1.5x darker than the lifted
-    frame showed it, too dark for any shading to explain)."""
+    samples the camera's own frames, in the room's light: unlifted, a disc in a dim room would be darker than any
+    shading in the lifted frame explains)."""
     if colours is None:
         return None
     bgr = np.asarray(colours, dtype=np.float64)

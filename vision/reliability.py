@@ -3,7 +3,7 @@ wrong at full confidence, and the reliability curve (wrong cells by confidence b
 
 Why: a cell read wrong at >= 0.9 confidence is what loses a game (the robot plays on a board that is not
 there), while a cell reported unsure (confidence below 0.9, or covered by something in front of the board)
-makes the game look again or ask. `c4robot bench vision --degrade` sums these over photos and image changes.
+makes the game look again or ask. `c4robot bench vision degrade` sums these over photos and image changes.
 Labels are letter rows top row first ('.' empty); the reader's colour letters are matched to the label's by
 the renaming that gets the most cells right (the reader need only tell the two colours apart).
 """

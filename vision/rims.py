@@ -22,8 +22,8 @@ from vision.geometry import grid_points, project
 
 RAY_COUNT = 32
 RAY_RADII_PITCH = np.arange(0.5, 0.15, -0.01)
-# Weighted-Lab distance from the local face colour that ends the face (measured: 9 finds the thin dark line
-# between the face and a lit inner wall; from 9 to 12 every photo's holes move by under 0.01 pitch).
+# Weighted-Lab distance from the local face colour that ends the face: small enough to find the thin dark line
+# between the face and a lit inner wall.
 RIM_CONTRAST = 9.0
 MIN_RIM_RAYS = 0.6
 TRIM_FACTOR = 2.5

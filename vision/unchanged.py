@@ -31,9 +31,7 @@ from vision.reliability import SURE
 RAYS_PER_PATCH = 4
 RAY_BANDS_PITCH = (0.265, 0.365)
 # The most a patch's median colour may move (weighted Lab) from the reference (the mean of a few frames) in a frame
-# of the same scene. Measured on sim rooms (varied and hard, webcam noise up to 5.3 grey levels): a reference of one
-# frame each moved by 10.3 at most; a disc dropped into a hole moved its hole by 47 and more, a light 20% dimmer the
-# least changed hole by 7 to 11, the camera moved 2 mm the least changed hole by 26 and more.
+# of the same scene: above a webcam's noise, well below what a dropped disc or a moved camera does to a hole.
 UNCHANGED_DISTANCE = 12.0
 # The empty board's frames prove a disc gone only while most holes the game knows empty still look as they did
 # then: when fewer do, the light or the camera has moved since, and no hole is expected to look as it did.
