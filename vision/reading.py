@@ -20,6 +20,7 @@ from vision.colour_names import LETTERS, colour_letters
 from vision.frame_check import framed
 from vision.geometry import check_corners, check_shape, hole_centres_px
 from vision.hole_samples import HoleSamples, sample_holes, to_weighted_lab
+from vision.known_board import judged_against_known
 from vision.localise import BoardNotFoundError, locate_board, refine_corners
 from vision.occlusion import OCCLUDED_CONFIDENCE, covered_sentence, occluded_holes, rays_off_the_face
 from vision.stale_colours import checked_against_frame
@@ -146,6 +147,7 @@ def read(
     corners: np.ndarray | Sequence[Sequence[float]] | None = None,
     colours: Sequence[Sequence[float]] | None = None,
     face: Sequence[float] | None = None,
+    known: np.ndarray | None = None,
 ) -> BoardReading:
     """Read the board in a BGR frame.
 
@@ -153,7 +155,9 @@ def read(
     None finds the board automatically. colours: two calibrated disc colours as BGR triples, value 1
     first; None learns them from the frame (then value 1 is the colour with more discs). face: the board face's
     colour as a BGR triple in frames of the empty board (vision.hole_samples.face_colour), for a hand or a sleeve
-    over most of the board, which the frame alone takes for the face; None learns it from the frame.
+    over most of the board, which the frame alone takes for the face; None learns it from the frame. known: the
+    board the game knows ((rows, cols), values as `colours`, row 0 at the bottom): many new discs, or known discs
+    in the other colour, are unsure (vision.known_board).
     Raises ValueError for a bad image, shape, corners or colours. A board that cannot be found is not
     an error: the reading has corners None, an all-empty grid, zero confidence and a problem sentence.
     """
@@ -231,6 +235,9 @@ def read(
     if too_dark:
         problems.insert(0, TOO_DARK)
         confidence = np.minimum(confidence, OCCLUDED_CONFIDENCE)
+    if known is not None:
+        confidence, contradictions = judged_against_known(grid, confidence, known, reference is not None)
+        problems[:0] = contradictions
     burnt = ((samples.at_ceiling >= 2).mean(axis=1) > BURNT_SHARE).reshape(rows, cols) & ~covered
     if burnt.any():
         problems.insert(0, TOO_BRIGHT.format(count=int(burnt.sum())))

@@ -1,0 +1,61 @@
+"""A reading judged against the board the game knows (issue 37 item 3): one or two new discs read as they are,
+more are unsure and named, and a known disc cannot change colour."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import RED_BGR, YELLOW_BGR, Scene, random_game_grid, render_board
+
+import vision
+from vision.known_board import CHANGED_COLOUR, TOO_MANY_NEW, judged_against_known
+from vision.reliability import SURE
+
+CALIBRATED = (RED_BGR, YELLOW_BGR)
+
+
+def _says(reading: vision.BoardReading, sentence: str) -> bool:
+    return any(sentence.split("{count}")[-1] in problem for problem in reading.problems)
+
+
+@pytest.fixture(scope="module")
+def board() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    grid = random_game_grid(14, seed=8)
+    image, corners = render_board(grid, Scene(seed=8))
+    return grid, image, corners
+
+
+def test_a_move_or_two_new_discs_read_as_they_are(board) -> None:
+    grid, image, corners = board
+    for new in (1, 2):
+        known = grid.copy()
+        for column in np.flatnonzero(grid.any(axis=0))[:new]:
+            known[np.flatnonzero(grid[:, column])[-1], column] = 0
+        reading = vision.read(image, corners=corners, colours=CALIBRATED, known=known)
+        assert (reading.grid == grid).all() and (reading.confidence >= SURE).all(), reading.problems
+        assert not _says(reading, TOO_MANY_NEW) and not _says(reading, CHANGED_COLOUR)
+
+
+def test_many_new_discs_are_unsure_and_named(board) -> None:
+    grid, image, corners = board
+    reading = vision.read(image, corners=corners, colours=CALIBRATED, known=np.zeros_like(grid))
+    assert f"{int((grid != 0).sum())} new discs since the last move" in reading.problems[0]
+    assert (reading.confidence[grid != 0] < SURE).all() and (reading.confidence[grid == 0] >= SURE).all()
+
+
+def test_a_known_disc_in_the_other_colour_is_unsure(board) -> None:
+    grid, image, corners = board
+    known = grid.copy()
+    row, column = np.argwhere(grid == 1)[0]
+    known[row, column] = 2
+    reading = vision.read(image, corners=corners, colours=CALIBRATED, known=known)
+    assert any("show the other colour" in problem for problem in reading.problems)
+    assert reading.confidence[row, column] < SURE
+
+
+def test_without_calibrated_colours_only_new_discs_are_judged() -> None:
+    grid = np.array([[1, 2], [0, 0]], np.int8)
+    confidence, problems = judged_against_known(grid, np.ones((2, 2)), np.array([[2, 1], [0, 0]]), is_named=False)
+    assert problems == [] and (confidence == 1).all()
+    with pytest.raises(ValueError, match="known board is 1x2"):
+        judged_against_known(grid, np.ones((2, 2)), np.zeros((1, 2)), is_named=True)

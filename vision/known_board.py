@@ -1,0 +1,42 @@
+"""A reading judged against the board the game already knows.
+
+Between two looks a game adds one disc, so a frame that shows many new discs is more likely something behind
+or in front of the board passing for them (a background of a disc's colour seen through the empty holes) than a
+move: those new discs are unsure and a problem says so. A person's second disc or a disc taken out still shows
+(the move detector names them); a known disc read in the other colour cannot have changed colour, so it is
+unsure too.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+# More new discs than this since the board the game knows is not a move.
+MAX_NEW_DISCS = 2
+# The most a cell is trusted where the reading contradicts what the game knows.
+CONTRADICTED_CONFIDENCE = 0.5
+TOO_MANY_NEW = "{count} new discs since the last move: something looks like discs, looking again"
+CHANGED_COLOUR = "{count} discs the game knows show the other colour: looking again"
+
+
+def judged_against_known(
+    grid: np.ndarray, confidence: np.ndarray, known: np.ndarray, is_named: bool
+) -> tuple[np.ndarray, list[str]]:
+    """The confidence of `grid` (row 0 at the bottom) lowered where it contradicts `known` (the board the game
+    knows, same shape), and a sentence for each contradiction. `is_named`: the grid's values are the game's (read
+    with calibrated colours); otherwise they are numbered by count and only the new discs are judged."""
+    known = np.asarray(known)
+    if known.shape != grid.shape:
+        raise ValueError(
+            f"the known board is {known.shape[0]}x{known.shape[1]}, the reading {grid.shape[0]}x{grid.shape[1]}"
+        )
+    problems = []
+    new = (grid != 0) & (known == 0)
+    if new.sum() > MAX_NEW_DISCS:
+        problems.append(TOO_MANY_NEW.format(count=int(new.sum())))
+        confidence = np.where(new, np.minimum(confidence, CONTRADICTED_CONFIDENCE), confidence)
+    changed = (grid != 0) & (known != 0) & (grid != known) & is_named
+    if changed.any():
+        problems.append(CHANGED_COLOUR.format(count=int(changed.sum())))
+        confidence = np.where(changed, np.minimum(confidence, CONTRADICTED_CONFIDENCE), confidence)
+    return confidence, problems
