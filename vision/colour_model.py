@@ -1,0 +1,71 @@
+"""Disc colours learnt from the whole game, not from one sample.
+
+Every disc the game knows (the robot's own drops, a person's move once it is confirmed) shows its player's colour
+in the light of the moment; so do the holes the game knows empty for what shows through them. The model keeps the
+most recent of them, each put in the board's light (vision.hole_samples.in_board_light: a lamp to one side makes
+a gradient of light, not of colour), and gives the reader their median: colours that follow light drifting during
+the game and do not hang on one disc that happened to be pale or in a shadow. It also says when two colours, or a
+colour and the empty holes, are too close to tell apart.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+
+from vision.hole_samples import BLACK, from_weighted_lab_to_bgr, local_light, sample_holes
+
+# The discs of a player the model remembers: enough for a median that one odd disc does not move, few enough to
+# follow the light of the last moves.
+RECENT_DISCS = 12
+# Two colours nearer than this (weighted Lab) are hard to tell apart in every light a game brings.
+TOO_CLOSE = 16.0
+# A colour is too close to the empty holes when more than this share of them look like it.
+EMPTY_LOOKALIKE_SHARE = 0.25
+
+
+class ColourModel:
+    """The two players' disc colours and the empty holes' look, learnt from the boards the game knows."""
+
+    def __init__(self, shape: tuple[int, int] = (6, 7), recent: int = RECENT_DISCS) -> None:
+        self.shape = shape
+        self.discs: tuple[deque, deque] = (deque(maxlen=recent), deque(maxlen=recent))
+        self.empty: deque = deque(maxlen=recent * 3)
+
+    def learn(self, frame_bgr: np.ndarray, corners_px: np.ndarray, known: np.ndarray) -> None:
+        """Add what `frame_bgr` shows at every disc and every empty hole of `known` (the board the game knows,
+        values 1 and 2 the players', row 0 at the bottom), seen at `corners_px`."""
+        known = np.asarray(known)
+        if known.shape != self.shape:
+            raise ValueError(f"the known board is {known.shape[0]}x{known.shape[1]}, the model's {self.shape}")
+        samples = sample_holes(frame_bgr, np.asarray(corners_px, float), self.shape)
+        in_board_light = (samples.hole_colours - BLACK) / local_light(samples)[:, None] + BLACK
+        values = known.ravel()
+        for colour, value in zip(in_board_light, values, strict=True):
+            (self.empty if value == 0 else self.discs[int(value) - 1]).append(colour)
+
+    def colours(self) -> tuple[tuple[int, int, int], tuple[int, int, int]] | None:
+        """Both players' colours (BGR, the first player's first) for vision.read, None until each has a disc."""
+        if not all(self.discs):
+            return None
+        return tuple(tuple(int(v) for v in from_weighted_lab_to_bgr(self._median(d))) for d in self.discs)  # type: ignore[return-value]
+
+    def separation_problem(self) -> str | None:
+        """A sentence when the two colours, or a colour and the empty holes, are too close to tell apart."""
+        known = [self._median(discs) if discs else None for discs in self.discs]
+        if known[0] is not None and known[1] is not None and np.linalg.norm(known[0] - known[1]) < TOO_CLOSE:
+            return "the two players' discs look alike in this light: use discs of two clearly different colours"
+        for player, colour in enumerate(known, start=1):
+            if colour is not None and self.empty:
+                looks_empty = np.linalg.norm(np.asarray(self.empty) - colour, axis=1) < TOO_CLOSE
+                if looks_empty.mean() > EMPTY_LOOKALIKE_SHARE:
+                    return (
+                        f"player {player}'s discs look like what shows through the empty holes: use other discs, "
+                        "or put something plain behind the board"
+                    )
+        return None
+
+    @staticmethod
+    def _median(colours: deque) -> np.ndarray:
+        return np.median(np.asarray(colours), axis=0)
