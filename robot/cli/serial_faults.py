@@ -4,7 +4,8 @@ One trial connects a driver to a fake device (`sim.fake_arms`) with one fault in
 of a whole pick-and-drop (home, over the dispenser, down, grip, up, over the column, release, home),
 runs the pick-and-drop, and compares the commands the device ran with those a fault-free device ran
 for the same script: a command run more often is doubled, one that a finished trial never ran is
-lost. The outcome must be success or one named error (`ArmResetError`, `ArmCommandError`,
+lost. On the servo bus the gripper must never push past its protection's torque limit on the disc. The
+outcome must be success or one named error (`ArmResetError`, `ArmCommandError`,
 `PortLostError`, `TimeoutError`, each naming the port), and after any error the device must have run
 a STOP when it could be reached. "two_sessions" runs part of the script, disconnects, and starts a
 second host session with STOP on the same powered device.
@@ -25,7 +26,7 @@ import numpy as np
 from robot.arm import Arm, ArmCommandError, ArmConfig, ArmResetError, SerialConfig
 from robot.arm.drivers import feetech_wire
 from robot.arm.drivers.feetech import SO101_LAYOUT, FeetechArm
-from robot.arm.drivers.feetech_servos import ServoSetupError, wanted_eeprom
+from robot.arm.drivers.feetech_servos import GRIPPER_TORQUE_LIMIT, ServoSetupError, wanted_eeprom
 from robot.arm.drivers.gcode import GcodeArm
 from robot.arm.drivers.joint_serial import JointSerialArm
 from robot.arm.drivers.serial_link import PortLostError
@@ -79,7 +80,8 @@ class Trial:
     lost: int
     doubled: int
     stop_missed: bool
-    as_expected: bool  # the outcome is the one the fault calls for
+    as_expected: bool  # the outcome is the one the fault calls for, and no gripper pushed past its protection
+    gripper_load: int = 0  # a servo bus's gripper: the hardest it pushed stalled on the disc (0.1 % of full torque)
 
 
 class _Table:
@@ -256,7 +258,8 @@ class FaultHarness:
         else:
             outcome = "other"
         lost, doubled = _compare(ran, baseline, error is None)
-        as_expected = _as_expected(protocol, fault, error, ran)
+        gripper_load = device.stall_loads.get(SO101_LAYOUT.gripper_id, 0) if isinstance(device, FakeFeetechBus) else 0
+        as_expected = _as_expected(protocol, fault, error, ran) and gripper_load <= GRIPPER_TORQUE_LIMIT
         return Trial(
             protocol,
             fault,
@@ -267,6 +270,7 @@ class FaultHarness:
             doubled,
             _stop_missed(ran, fault, outcome),
             as_expected,
+            gripper_load,
         )
 
 

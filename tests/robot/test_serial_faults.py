@@ -53,6 +53,7 @@ def test_a_gripper_restart_is_seen_wherever_it_strikes_once_its_torque_is_on(har
     for at in range(first, len(changes) + 1, 3):
         trial = harness.trial("feetech", "servo_restart", at)
         assert trial.outcome == "named" and "servo 6 (gripper)" in trial.error, (at, trial)
+        assert trial.gripper_load <= 500, "the gripper pushed on the disc past its protection"
         assert (trial.lost, trial.doubled, trial.stop_missed) == (0, 0, False), trial
 
 
