@@ -135,7 +135,6 @@ def real_table_config(args: argparse.Namespace) -> RealTableConfig:
 
 def run_play(args: argparse.Namespace) -> int:
     from robot.game.log import GameLog, locked
-    from robot.game.play import play_real_game, play_sim_game, sim_settings
 
     if not args.sim and not args.serial:
         raise ValueError("say where to play: --sim for the simulation, or --serial PORT --camera N for a real arm")
@@ -157,19 +156,12 @@ def run_play(args: argparse.Namespace) -> int:
         observers = (server.view,) if server is not None else ()
         while True:
             settings = game_settings(args, robot_first, args.give_up_s)
-            if args.sim:
-                summary = play_sim_game(
-                    table,
-                    sim_settings(settings, args.give_up_s),
-                    tell,
-                    log_path,
-                    previous,
-                    observers,
-                    resume_command=resume,
-                )
-            else:
-                confirm = None if args.json or not sys.stdin.isatty() else _ask_yes_no
-                summary = play_real_game(table, settings, tell, log_path, previous, observers, confirm, resume)
+            try:
+                summary = _play_one(args, table, settings, tell, log_path, previous, observers, resume)
+            except KeyboardInterrupt:
+                if log_path.exists():
+                    tell(f"Stopped. The game is saved in {log_path}: run `{resume}` to go on.")
+                raise
             if args.json:
                 print(json.dumps(summary, indent=1))
             if summary["winner"] is None:
@@ -177,6 +169,18 @@ def run_play(args: argparse.Namespace) -> int:
             if args.one_game or not _wants_another_game(args):
                 return 0
             previous, robot_first = None, not summary["robot_first"]
+
+
+def _play_one(args, table, settings, tell, log_path, previous, observers, resume) -> dict:
+    """One game on the table `args` chose; its summary."""
+    from robot.game.play import play_real_game, play_sim_game, sim_settings
+
+    if args.sim:
+        return play_sim_game(
+            table, sim_settings(settings, args.give_up_s), tell, log_path, previous, observers, resume_command=resume
+        )
+    confirm = None if args.json or not sys.stdin.isatty() else _ask_yes_no
+    return play_real_game(table, settings, tell, log_path, previous, observers, confirm, resume)
 
 
 def resume_command(args: argparse.Namespace, log_path: Path) -> str:

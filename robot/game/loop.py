@@ -168,6 +168,7 @@ class Game:
     def _play(self) -> GameLog:
         marks = ("X", "O") if self.robot_player == 1 else ("O", "X")
         opening = EventKind.GAME_RESUMED if self.log.moves else EventKind.GAME_STARTED
+        self._save()  # an unfinished game in the log's place is kept aside, and said, before this one starts
         self._say(opening, robot_mark=marks[0], person_mark=marks[1])
         while not self.position.is_over():
             if self.position.side_to_move == self.robot_player:

@@ -12,6 +12,7 @@ from robot.game.config import GameSettings, SimTableConfig
 from robot.game.events import EventKind, GameEvent
 from robot.game.log import GameLog
 from robot.game.play import play_sim_game, sim_settings
+from tests.late_games import PERSON_TO_MOVE_ROBOT_WINS_NEXT, late_log
 
 
 def _play(tmp_path: Path, seed: int, robot_first: bool = False, tell=lambda m: None, previous=None, **table) -> dict:
@@ -47,7 +48,7 @@ def test_robot_first_against_an_engine_person_wins_or_draws(tmp_path: Path) -> N
 @pytest.mark.parametrize("trick", ["two_discs", "wrong_colour", "take_back", "again_in_robot_turn"])
 def test_what_people_do_is_told_and_the_game_goes_on(tmp_path: Path, trick: str) -> None:
     told: list[str] = []
-    summary = _play(tmp_path, 4, tell=told.append, mischief={1: trick})
+    summary = _play(tmp_path, 4, tell=told.append, previous=late_log(), mischief={0: trick})
     assert summary["events"], f"{trick} went unnoticed"
     assert summary["board_agreement"] is True
     assert summary["winner"] in ("robot", "opponent", "draw"), f"the game did not finish: {told}"
@@ -59,15 +60,11 @@ def test_what_people_do_is_told_and_the_game_goes_on(tmp_path: Path, trick: str)
 
 def test_resume_continues_the_logged_game(tmp_path: Path) -> None:
     log_path = tmp_path / "g.json"
-    first = _play(tmp_path, 6)
-    partial = GameLog.load(log_path)
-    partial.moves = partial.moves[:3]
-    partial.turns = partial.turns[:1]
-    partial.winner = None
-    partial.save(log_path)
+    late_log(robot_first=True).save(log_path)
     resumed = _play(tmp_path, 6, previous=GameLog.load(log_path))
-    assert resumed["moves"].startswith(first["moves"][:3])
-    assert resumed["winner"] in ("robot", "opponent", "draw")
+    assert resumed["moves"].startswith(PERSON_TO_MOVE_ROBOT_WINS_NEXT[True]) and resumed["robot_first"] is True
+    assert resumed["winner"] == "robot" and len(resumed["moves"]) == len(PERSON_TO_MOVE_ROBOT_WINS_NEXT[True]) + 2
+    assert GameLog.load(log_path).move_string == resumed["moves"]
 
 
 def test_play_needs_a_place_to_play(capsys: pytest.CaptureFixture[str]) -> None:
@@ -111,7 +108,7 @@ def _sim_game(tmp_path: Path, told: list[str], **settings):
     from robot.game.sim_table import SimGame
 
     game_setup = SimGame(SimTableConfig(seed=4), robot_first=False, tell=told.append)
-    game = game_setup.game(GameSettings(time_budget_s=0.2, **settings), tmp_path / "g.json", None)
+    game = game_setup.game(GameSettings(time_budget_s=0.2, **settings), tmp_path / "g.json", late_log())
     return game_setup, game
 
 
@@ -165,13 +162,14 @@ def test_a_jammed_robot_disc_stops_the_game_with_a_clear_error(tmp_path: Path) -
         with pytest.raises(RuntimeError, match="did not show up"):
             game.play()
     saved = GameLog.load(tmp_path / "g.json")
-    assert len(saved.moves) == 1  # the person's first move is saved: `--resume` continues from there
+    assert len(saved.moves) == len(late_log().moves) + 1  # the person's move is saved: `--resume` goes on from there
 
 
 def test_record_saves_each_move_and_a_video(tmp_path: Path) -> None:
-    summary = _play(tmp_path, 2, record=tmp_path / "rec")
+    summary = _play(tmp_path, 2, previous=late_log(), record=tmp_path / "rec")
     pictures = sorted((tmp_path / "rec").glob("move_*.png"))
-    assert len(pictures) == len(summary["moves"])
+    played = range(len(late_log().moves) + 1, len(summary["moves"]) + 1)  # the moves of this session
+    assert [path.name for path in pictures] == [f"move_{number:02d}.png" for number in played]
     assert (tmp_path / "rec" / "game.mp4").stat().st_size > 0
 
 

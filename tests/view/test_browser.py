@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from robot.view import LiveView, ViewServer
+from tests.late_games import late_log
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(
@@ -85,7 +86,8 @@ def test_the_page_shows_the_board_after_every_move_of_a_sim_game(tmp_path: Path)
         ViewServer(LiveView(), port=0) as server,
         SimGame(SimTableConfig(seed=5), robot_first=True, tell=told.append) as game_setup,
     ):
-        game = game_setup.game(GameSettings(robot_first=True, time_budget_s=0.2), tmp_path / "g.json", None)
+        late = late_log(robot_first=True)  # the last moves of a game: the page follows a resumed game as a new one
+        game = game_setup.game(GameSettings(robot_first=True, time_budget_s=0.2), tmp_path / "g.json", late)
         observer = HoldAtEveryMove(server.view)
         game.watch(observer)
         playing = threading.Thread(target=game.play, daemon=True)
@@ -103,7 +105,7 @@ def test_the_page_shows_the_board_after_every_move_of_a_sim_game(tmp_path: Path)
             assert turn.startswith(
                 {"robot": "Robot's turn", "person": "Your turn", "over": "Game over"}[snapshot["turn"]]
             )
-            if len(snapshot["moves"]) % 2 == 1:  # the robot moved: its column and every column's verdict shown
+            if len(snapshot["moves"]) % 2 == 1 and snapshot["search"]:  # the robot moved: every column's verdict
                 verdicts = re.findall(r'class="verdict[^"]*"[^>]*>([^<]*)<', dom)
                 assert len(verdicts) == 7 and all(
                     re.fullmatch(r"win in \d+|loss in \d+|draw|eval [+-]\d+|full|not searched", v) for v in verdicts
@@ -118,6 +120,6 @@ def test_the_page_shows_the_board_after_every_move_of_a_sim_game(tmp_path: Path)
         assert all(cell["data-owner"] == "robot" for cell in four)
         four_cells = sorted((int(cell["data-col"]) - 1, int(cell["data-row"]) - 1) for cell in four)
         assert four_cells == game.position.winning_cells()
-        assert checked_moves == len(game.log.moves)
+        assert checked_moves == len(game.log.moves) - len(late.moves) + 1  # the resumed board, then every move
         jpeg = urllib.request.urlopen(server.url + "frame.jpg", timeout=10).read()
         assert jpeg[:2] == b"\xff\xd8" and len(jpeg) > 5000  # the camera picture with its overlay
