@@ -17,6 +17,7 @@ from robot.game.config import SimTableConfig
 from robot.game.log import GameLog
 from robot.game.loop import GameSettings
 from robot.game.sim_table import SimGame
+from tests.late_games import late_log
 
 
 def _calibrate(config: Path, *extra: str) -> None:
@@ -26,19 +27,19 @@ def _calibrate(config: Path, *extra: str) -> None:
         assert f"saved {config}" in out
 
 
-def test_the_sim_calibration_plays_a_whole_game_and_keeps_an_unfinished_one(tmp_path: Path) -> None:
+def test_the_sim_calibration_plays_the_game_and_keeps_an_unfinished_one(tmp_path: Path) -> None:
+    """The four calibration steps, then the end of a game read with that file: every disc where it was meant to be;
+    the unfinished game found at the log's place is kept aside, and said, before the new one starts."""
     config, log = tmp_path / "setup.toml", tmp_path / "game.json"
     _calibrate(config)
     log.write_text(json.dumps(VALID_LOG))  # an unfinished game a new one must not overwrite
-    argv = ["play", "--sim", "--config", str(config), "--log", str(log), "--json", "--seed", "3", "--time-ms", "300"]
-    status, out, err = run_in_process(argv)
-    assert status == 0, err
-    summary = json.loads(out)
-    assert summary["winner"] in ("robot", "opponent", "draw")
-    assert summary["board_agreement"] is True
-    assert all(turn["landed"] == turn["column"] for turn in summary["turns"])
+    told: list[str] = []
+    with SimGame(SimTableConfig(seed=3, calibration=config), robot_first=False, tell=told.append) as sim:
+        summary = sim.game(GameSettings(time_budget_s=0.3, seed=3), log, late_log()).play().summary()
+    assert summary["winner"] == "robot" and summary["board_agreement"] is True
+    assert summary["turns"] and all(turn["landed"] == turn["column"] for turn in summary["turns"])
     kept = [path for path in tmp_path.iterdir() if path.name.startswith("game.unfinished-")]
-    assert len(kept) == 1 and f"kept as {kept[0]}" in err
+    assert len(kept) == 1 and f"kept as {kept[0]}" in told[0]
     assert GameLog.load(kept[0]).move_string == "443"
     assert GameLog.load(log).move_string == summary["moves"]
 

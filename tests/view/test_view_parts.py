@@ -17,6 +17,7 @@ import pytest
 
 from engine import Position
 from engine.search import Limit, search
+from robot.game.events import EventKind, GameEvent
 from robot.game.log import GameLog
 from robot.view import LiveView, ViewServer
 from robot.view.live import board_from_moves
@@ -82,6 +83,7 @@ def _snapshot(moves: list[int], message: str) -> dict:
         "winning_cells": [],
         "search": {"column": 3, "proven": False, "column_scores": [1, 2, 3, 4, 5, 6, 7], "stones": 1},
         "message": message,
+        "event": GameEvent(EventKind.SAID, message),
     }
 
 
@@ -90,12 +92,12 @@ def test_the_server_sends_each_state_as_an_event_and_the_camera_as_jpeg_with_the
         server.view.on_state(_snapshot([0], "You played column 1."))
         with urllib.request.urlopen(server.url + "events", timeout=10) as events:
             first = json.loads(events.readline().decode().removeprefix("data: "))
-            assert first["board"][0][0] == 1 and first["events"] == ["You played column 1."]
+            assert first["board"][0][0] == 1 and [e["message"] for e in first["events"]] == ["You played column 1."]
             server.view.on_state(_snapshot([0, 3], "I play column 4."))
             events.readline()
             second = json.loads(events.readline().decode().removeprefix("data: "))
             assert second["board"][0][3] == 2 and second["verdicts"][3] == "eval +4" and second["robot_column"] == 3
-            assert second["events"] == ["You played column 1.", "I play column 4."]
+            assert [e["message"] for e in second["events"]] == ["You played column 1.", "I play column 4."]
         page = urllib.request.urlopen(server.url, timeout=10).read().decode()
         assert "I play column 4." in page and "__INITIAL_STATE__" not in page  # the page carries the state
         frame = np.full((240, 320, 3), 90, dtype=np.uint8)
