@@ -26,9 +26,11 @@ OTHER_DISCS = "the discs look unlike the calibrated colours: run calibrate colou
 MAX_HUE_TURN_DEG = 60.0
 # Below this chroma (weighted Lab) a colour is grey enough that its hue says nothing.
 HUE_CHROMA = 15.0
-# The most a cell is trusted where the other reading is sure (at least CONTRADICTING_CONFIDENCE) of another value.
+# The most a cell is trusted where the other reading leans (CONTRADICTING_CONFIDENCE or more) towards another
+# value. A value the other reading gives no more than an even chance (a disc its count prior emptied, an empty
+# hole it could not prove) does not contradict.
 DISAGREEING_CONFIDENCE = 0.5
-CONTRADICTING_CONFIDENCE = 0.9
+CONTRADICTING_CONFIDENCE = 0.7
 
 
 def reference_indices(frame_colours: Sequence[np.ndarray], reference: Sequence[np.ndarray]) -> tuple[int, ...]:
@@ -48,7 +50,7 @@ def checked_against_frame(
     read_with: Callable[[tuple[np.ndarray, ...]], Classification],
 ) -> Classification:
     """The calibrated reading checked against the cold one of the same frame: in the calibrated colours' numbering,
-    the better-explaining grid, its cells unsure where the other reading is sure of another value.
+    the better-explaining grid, its cells unsure where the other reading leans towards another value.
 
     When the frame's own colours explain it better, the calibrated reading is made again with them (each named by
     the calibrated colour it pairs with), as `read_with` reads the frame with given colours: light that has
