@@ -5,6 +5,7 @@ and the simulated camera. Each is a context manager whose `read()` returns one B
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -41,10 +42,61 @@ class _ClosingContext:
         """Release the source (nothing to release by default)."""
 
 
-class OpenCVCamera(_ClosingContext):
-    """A webcam by index (0, 1, ...) or a stream URL, with exposure and white balance locked where it allows.
+@dataclass(frozen=True)
+class CameraSettings:
+    """A webcam's exposure (the driver's units) and white balance (kelvin), fixed so that disc colours do not
+    drift between frames; None where the camera did not report one. Saved with the calibration, applied at play."""
 
-    Locking matters: auto exposure and auto white balance change the disc colours between frames.
+    exposure: float | None = None
+    white_balance_k: float | None = None
+
+
+class SettingsCapture(Protocol):
+    """What fixing the settings needs of a capture (cv2.VideoCapture has it)."""
+
+    def get(self, prop: int) -> float: ...
+
+    def set(self, prop: int, value: float) -> bool: ...
+
+
+# V4L2 through OpenCV takes 0.25 for manual exposure, other back ends 0 or 1: each is tried in turn.
+MANUAL_EXPOSURE_MODES = (0.25, 1.0, 0.0)
+AUTO_WHITE_BALANCE_OFF = 0.0
+
+
+def fix_settings(capture: SettingsCapture, wanted: CameraSettings | None = None) -> tuple[CameraSettings, list[str]]:
+    """Turn off auto exposure and auto white balance and hold `wanted` (from calibration), or the values the
+    camera has settled on; returns the settings held and a sentence for each the camera refused (the reader then
+    follows drifting light on its own, vision.stale_colours)."""
+    settled = CameraSettings(
+        exposure=capture.get(cv2.CAP_PROP_EXPOSURE) or None,
+        white_balance_k=capture.get(cv2.CAP_PROP_WB_TEMPERATURE) or None,
+    )
+    target = wanted or settled
+    holds_exposure = any(capture.set(cv2.CAP_PROP_AUTO_EXPOSURE, mode) for mode in MANUAL_EXPOSURE_MODES) and (
+        target.exposure is None or capture.set(cv2.CAP_PROP_EXPOSURE, target.exposure)
+    )
+    holds_white_balance = capture.set(cv2.CAP_PROP_AUTO_WB, AUTO_WHITE_BALANCE_OFF) and (
+        target.white_balance_k is None or capture.set(cv2.CAP_PROP_WB_TEMPERATURE, target.white_balance_k)
+    )
+    refused = [
+        f"the camera does not let its {name} be fixed: a change of light will be followed instead"
+        for name, held in (("exposure", holds_exposure), ("white balance", holds_white_balance))
+        if not held
+    ]
+    held = CameraSettings(
+        exposure=target.exposure if holds_exposure else None,
+        white_balance_k=target.white_balance_k if holds_white_balance else None,
+    )
+    return held, refused
+
+
+class OpenCVCamera(_ClosingContext):
+    """A webcam by index (0, 1, ...) or a stream URL, with exposure and white balance fixed where it allows.
+
+    Fixing matters: auto exposure and auto white balance change the disc colours between frames. `settings`
+    (from calibration) are applied; without them the values the camera settles on in its first frames are held.
+    `settings` and `refusals` then say what is held and what the camera refused (one sentence each).
     Raises ConnectionError when the camera cannot be opened.
     """
 
@@ -54,6 +106,7 @@ class OpenCVCamera(_ClosingContext):
         width_px: int | None = None,
         height_px: int | None = None,
         lock_exposure: bool = True,
+        settings: CameraSettings | None = None,
     ) -> None:
         self.source = source
         self._capture = cv2.VideoCapture(source)
@@ -68,21 +121,11 @@ class OpenCVCamera(_ClosingContext):
             self._capture.set(cv2.CAP_PROP_FRAME_HEIGHT, height_px)
         for _ in range(WARMUP_FRAMES):
             self._capture.read()
+        self.settings, self.refusals = CameraSettings(), []
         if lock_exposure:
-            self._lock_auto_settings()
-
-    def _lock_auto_settings(self) -> None:
-        """Freeze exposure and white balance at the values the camera settled on (ignored where unsupported)."""
-        exposure = self._capture.get(cv2.CAP_PROP_EXPOSURE)
-        white_balance = self._capture.get(cv2.CAP_PROP_WB_TEMPERATURE)
-        self._capture.set(cv2.CAP_PROP_AUTO_EXPOSURE, 0.25)
-        self._capture.set(cv2.CAP_PROP_AUTO_EXPOSURE, 1)
-        if exposure:
-            self._capture.set(cv2.CAP_PROP_EXPOSURE, exposure)
-        self._capture.set(cv2.CAP_PROP_AUTO_WB, 0)
-        if white_balance:
-            self._capture.set(cv2.CAP_PROP_WB_TEMPERATURE, white_balance)
-        log.debug("camera %r: exposure %s, white balance %s locked", self.source, exposure, white_balance)
+            self.settings, self.refusals = fix_settings(self._capture, settings)
+            for refusal in self.refusals:
+                log.warning("camera %r: %s", self.source, refusal)
 
     def read(self) -> np.ndarray:
         ok, frame = self._capture.read()
