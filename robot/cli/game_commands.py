@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from robot.cli.common import COMMON, bounded_int, finite_float, refuse_unused
+from robot.cli.terminal import BoardPrinter
 from robot.cli.view_commands import add_view_arguments, opened_view
 from robot.game.config import ROOM_KINDS, SIM_ARMS, GameSettings, RealTableConfig, SimTableConfig
 
@@ -153,7 +154,7 @@ def run_play(args: argparse.Namespace) -> int:
         opened_view(args.view, args.view_host, args.view_port, tell, "Connect 4 robot: live") as server,
     ):
         previous = GameLog.load(log_path) if args.resume else None
-        observers = (server.view,) if server is not None else ()
+        observers = (BoardPrinter(out), *((server.view,) if server is not None else ()))
         while True:
             settings = game_settings(args, robot_first, args.give_up_s)
             try:

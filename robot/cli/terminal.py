@@ -68,3 +68,33 @@ def enter_pressed() -> bool:
         sys.stdin.readline()
         return True
     return False
+
+
+class BoardPrinter:
+    """A game's observer at the terminal: after each move (and at the start) the board, in the discs' own colours
+    where `out` is a terminal that wants colour, else X and O; a legend with the first board."""
+
+    def __init__(self, out) -> None:
+        from robot.game.board_text import wants_colour
+
+        self.out = out
+        self.colour = wants_colour(out)
+        self._legend_shown = False
+
+    def on_state(self, snapshot: dict) -> None:
+        from engine import Position
+        from robot.game.board_text import board_text, legend
+        from robot.game.events import SHOWS_BOARD
+
+        said = snapshot.get("event")
+        if said is None or said.kind not in SHOWS_BOARD:
+            return
+        robot_player = 1 if snapshot["robot_first"] else 2
+        moves = "".join(str(column + 1) for column in snapshot["moves"])
+        board = Position.from_moves(moves, width=snapshot["cols"], height=snapshot["rows"]).to_array()
+        lines = [] if self._legend_shown else [legend(robot_player, self.colour)]
+        self._legend_shown = True
+        print("\n".join([*lines, board_text(board, robot_player, self.colour)]), file=self.out, flush=True)
+
+    def on_frame(self, frame, reading) -> None:
+        """Frames are for the live view and the recording."""

@@ -44,11 +44,11 @@ class EventKind(enum.StrEnum):
 
 # The game's own sentences, one per kind: `{detail}` is a sentence another part gave (vision, the watcher).
 MESSAGES: dict[EventKind, str] = {
-    EventKind.GAME_STARTED: "The game starts. I play {robot_mark}, you play {person_mark}.",
-    EventKind.GAME_RESUMED: "The game resumes. I play {robot_mark}, you play {person_mark}.",
+    EventKind.GAME_STARTED: "The game starts. I play {robot_mark}, {person} {person_mark}.",
+    EventKind.GAME_RESUMED: "The game resumes. I play {robot_mark}, {person} {person_mark}.",
     EventKind.PERSON_TURN: "Your turn: drop one of your discs into a column.",
     EventKind.REMINDER: "Your turn: drop a disc when you are ready.",
-    EventKind.PERSON_MOVED: "You played column {column}.",
+    EventKind.PERSON_MOVED: "{person} played column {column}.",
     EventKind.ROBOT_CHOICE: "I play column {column}{proven}.",
     EventKind.ROBOT_MOVED: "I played column {column}.",
     EventKind.DISC_ELSEWHERE: (

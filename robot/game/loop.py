@@ -33,7 +33,7 @@ from engine.search import Limit, SearchResult, search, warm_up
 from robot.arm import ArmResetError
 from robot.arm.planner import DiscLostError
 from robot.game.config import GameSettings
-from robot.game.events import FROM_MOVE_KIND, SHOWS_BOARD, EventKind, GameEvent, event
+from robot.game.events import FROM_MOVE_KIND, EventKind, GameEvent, event
 from robot.game.log import GameLog, RobotTurn
 from robot.game.watcher import BoardUnseenError, BoardWatcher
 from vision import BoardReading, MoveEvent, MoveKind, detect_move
@@ -127,9 +127,9 @@ class Game:
             observer.on_state(snapshot)
 
     def _say(self, kind: EventKind, columns=(), cells=(), **params: object) -> GameEvent:
-        """Make the event, tell the person (with the board for the kinds that show it), show it to the observers."""
+        """Make the event, tell the person, show it to the observers (a terminal's shows the board after it)."""
         said = event(kind, time.monotonic() - self._started, columns, cells, **params)
-        self.tell(f"{said.message}\n{self.position}" if kind in SHOWS_BOARD else said.message)
+        self.tell(said.message)
         self._publish(said)
         return said
 
@@ -148,6 +148,11 @@ class Game:
         self.log.events.append(said)
         self.tell(said.message)
         self._publish(said)
+
+    @property
+    def _person_is_simulated(self) -> bool:
+        """The simulated person is spoken of in the third person; a real one (or one typing) is "you"."""
+        return getattr(self.table, "person_is_simulated", False)
 
     @property
     def robot_player(self) -> int:
@@ -169,7 +174,8 @@ class Game:
         marks = ("X", "O") if self.robot_player == 1 else ("O", "X")
         opening = EventKind.GAME_RESUMED if self.log.moves else EventKind.GAME_STARTED
         self._save()  # an unfinished game in the log's place is kept aside, and said, before this one starts
-        self._say(opening, robot_mark=marks[0], person_mark=marks[1])
+        person = "the simulated person plays" if self._person_is_simulated else "you play"
+        self._say(opening, robot_mark=marks[0], person=person, person_mark=marks[1])
         while not self.position.is_over():
             if self.position.side_to_move == self.robot_player:
                 try:
@@ -243,7 +249,8 @@ class Game:
                     self._last_notice = None
                     self._apply(move.column)
                     self._check_agreement(reading)
-                    self._say(EventKind.PERSON_MOVED, (move.column,), column=move.column + 1)
+                    person = "The simulated person" if self._person_is_simulated else "You"
+                    self._say(EventKind.PERSON_MOVED, (move.column,), person=person, column=move.column + 1)
                     return True
                 if move.kind is not MoveKind.NONE:
                     self._handle_person_event(move, reading)
@@ -358,7 +365,8 @@ class Game:
         else:
             self.log.winner = "robot" if winner == self.robot_player else "opponent"
             where = ", ".join(f"column {c + 1} row {r + 1}" for r, c in four)
-            outcome = f"{'I win' if self.log.winner == 'robot' else 'You win'}! The four: {where}."
+            person_wins = "The simulated person wins" if self._person_is_simulated else "You win"
+            outcome = f"{'I win' if self.log.winner == 'robot' else person_wins}! The four: {where}."
         self._say(EventKind.GAME_OVER, sorted({c for _, c in four}), four, outcome=outcome)
         self._save()
 

@@ -23,7 +23,7 @@ from robot.arm.planner import Planner, play_column
 from robot.game.config import SimTableConfig
 from robot.game.log import GameLog
 from robot.game.loop import BoardWatcher, Game, GameSettings
-from robot.game.opponents import Opponent, parse_opponent
+from robot.game.opponents import Opponent, TypedOpponent, parse_opponent
 from robot.game.recorder import Recorder
 from robot.game.watcher import EMPTY_REFERENCE_FRAMES
 from sim.person import Habits, Linger, Person
@@ -65,6 +65,7 @@ class SimTable:
         self.arm = arm
         self.planner = planner
         self.opponent = opponent
+        self.person_is_simulated = not isinstance(opponent, TypedOpponent)  # one who types is a real person
         self.robot_first = robot_first
         self.mischief = dict(mischief or {})
         self.person = person or Person(

@@ -24,7 +24,7 @@ def replay_snapshots(game_log: GameLog) -> list[dict]:
     for index, column in enumerate(game_log.moves):
         kind = EventKind.ROBOT_MOVED if position.side_to_move == robot_player else EventKind.PERSON_MOVED
         position = position.play(column)
-        moved = event(kind, float(index + 1), (column,), column=column + 1)
+        moved = event(kind, float(index + 1), (column,), column=column + 1, person="You")
         snapshots.append(_snapshot(game_log, position, game_log.moves[: index + 1], moved))
     ending = event(EventKind.GAME_OVER, float(len(game_log.moves) + 1), outcome=_ending(game_log))
     snapshots.append(_snapshot(game_log, position, game_log.moves, ending))
