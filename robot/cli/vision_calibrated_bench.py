@@ -212,6 +212,14 @@ def _printed_row(row: dict) -> str:
     )
 
 
+def failure_line(drift: str, result: PhotoResult) -> str:
+    """A photo not fully right under a drift, with its worst pair."""
+    return (
+        f"  {drift:<15} {result.photo}: pair {result.worst_pair} {result.right}/{result.cells} right, "
+        f"{result.sure_wrong} wrong at >= 0.9"
+    )
+
+
 def run_calibrated_bench(args: argparse.Namespace) -> int:
     """Exit status 1 unless no cell is read wrong at >= 0.9 with any accepted pair under any drift."""
     from vision.degrade import DRIFTS, WEBCAM_SIZE_PX, change_names, fit_within
@@ -272,11 +280,8 @@ def run_calibrated_bench(args: argparse.Namespace) -> int:
     if median_ms is not None:
         print(f"\ncalibrated read, no drift: median CPU {median_ms:.1f} ms per frame ({len(cpu_ms)} reads)")
     if failures:
-        print("\nphotos not fully right with their worst pair (columns robot,person 1-based):")
+        print("\nphotos not fully right with their worst pair (robot's column, person's column, 1-based):")
     for drift, result in failures:
-        print(
-            f"  {drift:<15} {result.photo}: pair {result.worst_pair[0] + 1},{result.worst_pair[1] + 1} "
-            f"{result.right}/{result.cells} right, {result.sure_wrong} wrong at >= 0.9"
-        )
+        print(failure_line(drift, result))
     print("\ntrustworthy: no cell wrong at >= 0.9" if is_trustworthy else "\nnot yet trustworthy")
     return 0 if is_trustworthy else 1

@@ -157,5 +157,16 @@ def test_calibrated_figures_of_a_users_folder_add_up(own_photos: Path) -> None:
         assert row["right"] + row["sure_wrong"] <= row["cells"] and row["fully_right"] <= row["photos"]
         assert row["pairs_fully_right"] <= row["pairs"]
     assert report["median_cpu_ms"] > 0
-    status, out, _ = run_in_process(argv)
+    status, out, err = run_in_process(argv)
+    assert status in (0, 1) and not err, err
     assert "pairs right" in out and out.count("exposure -20%") >= 1 and "median CPU" in out
+
+
+def test_a_photo_not_fully_right_is_listed_with_its_worst_pair() -> None:
+    from robot.cli.vision_calibrated_bench import PhotoResult, failure_line
+
+    result = PhotoResult("ts02.jpg", 4, 3, "ts05.jpg 2,5", 40, 3, 1, 42, 2, 0, 42)
+    assert (
+        failure_line("warm light", result)
+        == "  warm light      ts02.jpg: pair ts05.jpg 2,5 40/42 right, 1 wrong at >= 0.9"
+    )
