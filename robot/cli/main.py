@@ -28,6 +28,7 @@ from robot.cli import (  # noqa: E402
     engine_commands,
     game_commands,
     player_commands,
+    twin_commands,
     view_commands,
     vision_commands,
 )
@@ -41,6 +42,7 @@ COMMAND_MODULES = (
     calibration_commands,
     game_commands,
     view_commands,
+    twin_commands,
 )
 
 EXIT_BAD_INPUT = 2

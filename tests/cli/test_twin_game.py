@@ -1,0 +1,70 @@
+"""The real table's path against the digital twin, per protocol: `c4robot play --serial PORT --camera URL --config
+TRUTH` at a terminal (the person answers that the board is empty), a few moves: the robot's disc, the person's, the
+robot's again; after every move the game saved, the twin says its moves are the game's. Ctrl-C then stops the game
+with its log kept. The twin's process is always ended by the test."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from robot.cli.twin_bench import TwinProcess, play_at_terminal, stream_gives_newest_frame
+from robot.game.log import GameLog
+
+MOVES = 3  # robot, person, robot
+STALE_STREAM = (
+    "vision.cameras.open_camera reads a stream URL with OpenCV's own buffering: after the arm's move the game reads "
+    "seconds-old frames, judges its disc missing and drops another (issue 34's report: a StreamCamera that keeps "
+    "only the newest frame)"
+)
+
+
+@pytest.fixture(scope="module")
+def fresh_stream(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The game tests need a camera that gives the newest frame of a stream; until then they are skipped."""
+    if not stream_gives_newest_frame(tmp_path_factory.mktemp("probe")):
+        pytest.skip(STALE_STREAM)
+
+
+@pytest.mark.xfail(strict=True, reason=STALE_STREAM)
+def test_a_stream_camera_gives_the_newest_frame(tmp_path: Path) -> None:
+    assert stream_gives_newest_frame(tmp_path)
+
+
+GAME_TIMEOUT_S = 240.0
+
+
+def _enough_or_wrong(twin: TwinProcess) -> bool:
+    """Stop the game once the twin has agreed MOVES times, or at its first disagreement."""
+    agreements = twin.agreements
+    return len(agreements) >= MOVES or not all(agreements) or len(twin.moves) > MOVES + 1
+
+
+@pytest.mark.parametrize("protocol", ["joint", "uarm", "grbl", "feetech"])
+def test_a_few_moves_through_the_real_path(protocol: str, tmp_path: Path, fresh_stream: None) -> None:
+    log_path = tmp_path / "game.json"
+    serve = [
+        "--protocol",
+        protocol,
+        "--seed",
+        "5",
+        "--robot-first",
+        "--game-log",
+        str(log_path),
+        "--folder",
+        str(tmp_path),
+    ]
+    with TwinProcess(serve, tmp_path) as twin:
+        info = twin.info
+        play = ["--serial", info["port"], "--camera", info["camera"], "--config", info["truth_setup"], "--robot-first"]
+        play += ["--log", str(log_path), "--time-ms", "200", "--seed", "5"]
+        terminal = play_at_terminal(play, GAME_TIMEOUT_S, stop_when=lambda: _enough_or_wrong(twin))
+        truth = "".join(str(line["column"]) for line in twin.moves)
+        agreements = twin.agreements
+    assert any("empty" in question for question in terminal.questions), terminal.transcript[-2000:]
+    assert len(agreements) >= MOVES and all(agreements), (agreements, truth, terminal.transcript[-3000:])
+    logged = GameLog.load(log_path)
+    assert logged.move_string == truth[: len(logged.moves)] and len(logged.moves) >= MOVES
+    assert [turn.landed for turn in logged.turns] == [turn.column for turn in logged.turns]
+    assert terminal.status == 130, terminal.transcript[-1000:]  # stopped by Ctrl-C, in one sentence
