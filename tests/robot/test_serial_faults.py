@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from robot.arm import ArmCommandError
 from robot.arm.drivers.gcode import GcodeArm
 from robot.cli.serial_faults import FAULT_NAMES, PROTOCOLS, FaultHarness, Timing, _compare, faults_of
 from sim.fake_devices import FakeDevice, Fault
@@ -77,3 +78,15 @@ def test_compare_counts_doubled_and_lost_commands() -> None:
     assert _compare(["HOME", "MOVE 1", "GRIP", "MOVE 3"], baseline, True) == (1, 0)
     assert _compare(["HOME", "MOVE 1", "RESET", "STOP"], baseline, finished=False) == (0, 0)
     assert _compare(["HOME", "MOVE 1"], baseline, finished=True) == (3, 0)
+
+
+def test_a_grbl_alarm_is_named_in_words_and_again_in_the_lock_out_after_it(harness: FaultHarness) -> None:
+    """ALARM:1 is a hard limit; the moves refused after it (GRBL's lock-out) still say which alarm it was."""
+    with harness.table.device("grbl", Fault("refused", 3), TIMING) as device:
+        with harness.table.arm("grbl", device.port, TIMING) as arm:
+            steps = harness.table.steps()
+            with pytest.raises(ArmCommandError, match="GRBL alarm 1: hard limit triggered"):
+                for step in steps:
+                    step(arm)
+            with pytest.raises(ArmCommandError, match="locked out .*, after GRBL alarm 1: hard limit"):
+                steps[1](arm)

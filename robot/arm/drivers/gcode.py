@@ -171,17 +171,20 @@ class GcodeArm(Arm):
             raise ArmCommandError(f"arm on {self.port}: {parsed.meaning}")
         if self._resolving and parsed.kind in ("ok", "error") and not values and command != wire.STATUS_QUERY:
             if parsed.kind == "error":
-                raise ArmCommandError(f"arm on {self.port} refused a command: {parsed.meaning}")
+                raise ArmCommandError(f"arm on {self.port} refused a command: {self._why(parsed)}")
             raise _LateAnswer  # answers come in order: this one is for the command being resolved
         if parsed.kind == "status" and command == wire.STATUS_QUERY:
             return (parsed.state, *(f"{axis}{value}" for axis, value in zip("XYZ", parsed.position_mm, strict=True)))
         if parsed.kind == "ok" and command != wire.STATUS_QUERY:
             return tuple(values)
         if parsed.kind == "error" and command != wire.STATUS_QUERY:
-            raise ArmCommandError(f"arm on {self.port} refused {command!r}: {parsed.meaning}")
+            raise ArmCommandError(f"arm on {self.port} refused {command!r}: {self._why(parsed)}")
         if parsed.kind == "data":
             values.append(parsed.text)
         return None
+
+    def _why(self, parsed: wire.GrblLine) -> str:
+        return wire.refusal_text(parsed, self._alarm)
 
     # -- commands --------------------------------------------------------------------------
 
@@ -232,10 +235,9 @@ class GcodeArm(Arm):
 
     def _note(self, effect: Effect | None) -> None:
         """An acknowledged command's effect: where the tool rests once idle, the pump's state."""
-        if effect is not None and effect.position_mm is not None:
-            self._rest_mm = np.array(effect.position_mm)
-        if effect is not None and effect.suction is not None:
-            self._pump = effect.suction
+        if effect is not None:
+            self._rest_mm = self._rest_mm if effect.position_mm is None else np.array(effect.position_mm)
+            self._pump = self._pump if effect.suction is None else effect.suction
 
     def _check_left_alone(self, position_mm: np.ndarray, effect: Effect) -> None:
         """ArmResetError for an arm neither where the acknowledged commands left it nor where `effect` sends
@@ -283,10 +285,9 @@ class GcodeArm(Arm):
         if self.dialect == "uarm":
             return values[:1] == ("V1",)
         if values[:1] == ("Alarm",):
-            cause = f" after {self._alarm}" if self._alarm else ""
             raise ArmCommandError(
-                f"arm on {self.port} is in GRBL's alarm state{cause} and ignores moves: home it (c4robot homes it "
-                "at the start of a game) or unlock it"
+                f"arm on {self.port} is in GRBL's alarm state{wire.after_alarm(self._alarm)} and ignores moves: home it (c4robot "
+                "homes it at the start of a game) or unlock it"
             )
         return values[:1] not in (("Idle",),)
 

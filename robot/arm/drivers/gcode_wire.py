@@ -204,6 +204,19 @@ def parse_position(values: tuple[str, ...]) -> tuple[float, float, float]:
         raise GcodeReplyError(f"position answer {' '.join(values)!r} needs X, Y and Z") from None
 
 
+LOCKED_OUT = 9  # GRBL's error while an alarm holds it
+
+
+def after_alarm(last_alarm: str, joint: str = "") -> str:
+    """ " after GRBL alarm 1: ..." once an alarm was heard, so that the lock-out that follows names its cause."""
+    return f"{joint} after {last_alarm}" if last_alarm else ""
+
+
+def refusal_text(parsed: GrblLine, last_alarm: str) -> str:
+    """An `error:n` in words; the lock-out (error 9) with the alarm that caused it."""
+    return parsed.meaning + (after_alarm(last_alarm, ",") if parsed.code == LOCKED_OUT else "")
+
+
 RESTART_MARKER = "T1"  # set by the host at connect; a GRBL board that restarts shows T0
 
 
