@@ -208,7 +208,7 @@ LOCKED_OUT = 9  # GRBL's error while an alarm holds it
 
 
 def after_alarm(last_alarm: str, joint: str = "") -> str:
-    """ " after GRBL alarm 1: ..." once an alarm was heard, so that the lock-out that follows names its cause."""
+    """The words 'after GRBL alarm 1: ...' once an alarm was heard: the lock-out that follows names its cause."""
     return f"{joint} after {last_alarm}" if last_alarm else ""
 
 
