@@ -137,3 +137,19 @@ def test_check_refuses_an_arm_section_that_play_refuses(tmp_path: Path, arm_line
     assert status == 1 and sentence in out and "[arm] cannot be used" in out
     with pytest.raises(ValueError, match=sentence):
         ArmConfig.from_dict(dict(store.load(config).arm))
+
+
+@pytest.mark.parametrize(
+    ("options", "sentence"),
+    [
+        (["--from-lerobot", "x.json", "--id", "blue"], "not both"),
+        (["--from-lerobot"], "needs the file's PATH"),
+        (["--from-lerobot", "x.json", "--sim"], "drop --sim"),
+    ],
+)
+def test_the_import_options_that_cannot_work_together_are_one_sentence(
+    tmp_path: Path, options: list[str], sentence: str
+) -> None:
+    status, _, err = run_in_process(["calibrate", "arm", *options, "--config", str(tmp_path / "setup.toml")])
+    assert_one_sentence(status, err, options)
+    assert sentence in err
