@@ -52,6 +52,13 @@ def run_lerobot_import(args: argparse.Namespace) -> int:
     ArmConfig.from_dict(arm)  # what `play` will read must be usable before it is saved
     print(f"imported {path}: servos {arm['servo_ids']}, directions {arm['servo_directions']}")
     save_setup(args, dataclasses.replace(setup, arm=arm))
+    if "urdf" not in arm:
+        from sim.config import ASSETS_DIR
+
+        print(
+            "note: [arm] names no arm model (urdf), so the planner plans with the default arm's; for an SO-101 set "
+            f'urdf = "{ASSETS_DIR / "so101.urdf"}"'
+        )
     return 0
 
 

@@ -42,6 +42,7 @@ def test_an_so101_file_becomes_the_arm_settings_and_keeps_what_the_person_wrote(
     config.write_text(PERSON_WROTE)
     status, out, err = run_in_process(["calibrate", "arm", "--from-lerobot", str(lerobot), "--config", str(config)])
     assert status == 0, err
+    assert "so101.urdf" in out  # no model named yet: the import says which to set
     text = config.read_text()
     assert text.startswith("# my table by the window\n") and '"/dev/ttyACM0"  # the left USB port' in text
     arm = ArmConfig.from_dict(dict(store.load(config).arm))
