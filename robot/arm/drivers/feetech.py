@@ -93,7 +93,8 @@ class FeetechLayout:
 
 
 # The SO-100 / SO-101 as LeRobot numbers its servos: shoulder pan 1, shoulder lift 2, elbow flex 3,
-# wrist flex 4, wrist roll 5, gripper 6. Middles and directions come from `c4robot calibrate arm`.
+# wrist flex 4, wrist roll 5, gripper 6. Middles, directions and ranges come from `c4robot calibrate arm` (or
+# LeRobot's file, `--from-lerobot`: the gripper closes towards range_min with drive mode 0, its 0 of 0..100).
 SO101_LAYOUT = FeetechLayout.from_settings(SerialConfig())
 
 
