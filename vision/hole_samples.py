@@ -62,8 +62,7 @@ class HoleSamples:
     (rows * cols,) bool: holes something in front of the board hides (vision.occlusion), whose pixels tell
     nothing of the hole; `grazed`: holes it may reach into, read at a capped confidence; none until set.
     `at_ceiling` (rows * cols, n) uint8: how many channels of each ring pixel are at the camera's ceiling
-    (CEILING_VALUE), whose colour the frame shows only in part (a burnt yellow disc and a burnt white wall look
-    alike).
+    (CEILING_VALUE), whose colour the frame shows only in part.
     """
 
     shape: tuple[int, int]

@@ -40,10 +40,6 @@ DIM_LIFT = 2.0
 # board is too dark to trust: a board lifted from 30% light stays above it, one from 15% light mostly falls below.
 MIN_BOARD_LIGHTNESS = 26.0
 TOO_DARK = "too dark to read: add light"
-# Holes whose ring is at the camera's ceiling in two channels over this share show no colour to read: a burnt
-# yellow disc and a burnt white wall look alike, so their cells are unsure, whatever the colours say.
-BURNT_SHARE = 0.25
-TOO_BRIGHT = "too bright: {count} holes are burnt white and show no colour: lower the camera's exposure or the light"
 COVERED_BOARD = "the holes look like the board around them: something covers the board or the camera"
 
 
@@ -238,10 +234,6 @@ def read(
     if known is not None:
         confidence, contradictions = judged_against_known(grid, confidence, known, reference is not None)
         problems[:0] = contradictions
-    burnt = ((samples.at_ceiling >= 2).mean(axis=1) > BURNT_SHARE).reshape(rows, cols) & ~covered
-    if burnt.any():
-        problems.insert(0, TOO_BRIGHT.format(count=int(burnt.sum())))
-        confidence = np.where(burnt, np.minimum(confidence, OCCLUDED_CONFIDENCE), confidence)
     if off_frame:
         problems.insert(0, off_frame)
         confidence = np.minimum(confidence, OCCLUDED_CONFIDENCE)

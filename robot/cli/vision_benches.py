@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from robot.cli.common import COMMON, bounded_int
-from robot.cli.vision_commands import (
+from robot.cli.photo_files import (
     DEFAULT_PHOTOS,
     cells_right,
     format_grid_rows,

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from robot.cli.common import COMMON
-from robot.cli.vision_commands import load_image, load_labelled_photos
+from robot.cli.photo_files import load_image, load_labelled_photos
 
 
 def register_calibrated(modes: argparse._SubParsersAction, folder: argparse.ArgumentParser) -> None:

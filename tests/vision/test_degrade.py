@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from conftest import Scene, random_game_grid, render_board
 
-from robot.cli.vision_commands import load_image, parse_corners_file, parse_labels
+from robot.cli.photo_files import load_image, parse_corners_file, parse_labels
 from vision.degrade import (
     CHANGES,
     COOL_GAINS_BGR,

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import vision
-from robot.cli.vision_commands import load_image, parse_corners_file, parse_labels
+from robot.cli.photo_files import load_image, parse_corners_file, parse_labels
 from vision import MoveKind, detect_move
 from vision.synthetic_hand import add_hand
 

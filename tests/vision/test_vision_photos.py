@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import vision
-from robot.cli.vision_commands import cells_right, format_grid_rows, load_image, parse_corners_file, parse_labels
+from robot.cli.photo_files import cells_right, format_grid_rows, load_image, parse_corners_file, parse_labels
 
 
 @pytest.fixture(scope="module")

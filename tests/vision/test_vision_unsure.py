@@ -11,7 +11,7 @@ import pytest
 from conftest import Scene, random_game_grid, render_board
 
 import vision
-from robot.cli.vision_commands import load_image, parse_corners_file, parse_labels
+from robot.cli.photo_files import load_image, parse_corners_file, parse_labels
 from vision.degrade import WEBCAM_SIZE_PX, apply_change, darken, fit_within, gaussian_noise, jpeg, white_balance
 from vision.frame_check import moved_corners
 from vision.reading import TOO_DARK
