@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import functools
+import http.server
+import re
+import shutil
 import struct
+import subprocess
+import threading
 from pathlib import Path
 
 import av
@@ -11,6 +17,23 @@ import pytest
 
 from robot.game.recorder import Recorder
 from robot.game.video_file import VideoFile
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+YELLOW_BGR, RED_BGR = (0, 220, 240), (30, 30, 200)
+# Decodes the video's frame at 0.5 s onto a canvas and writes the colours of two points into the page.
+PAGE = """<html><body><video id="v" src="clip.mp4" muted></video><pre id="out">not played</pre><script>
+const v = document.getElementById("v"), out = document.getElementById("out");
+v.addEventListener("loadeddata", () => { v.currentTime = 0.5; });
+v.addEventListener("seeked", () => {
+  const canvas = document.createElement("canvas");
+  canvas.width = v.videoWidth; canvas.height = v.videoHeight;
+  const context = canvas.getContext("2d");
+  context.drawImage(v, 0, 0);
+  const at = (x, y) => Array.from(context.getImageData(x, y, 1, 1).data.slice(0, 3)).join(",");
+  out.textContent = `played ${v.videoWidth}x${v.videoHeight} left=${at(24, 32)} right=${at(72, 32)}`;
+});
+v.addEventListener("error", () => { out.textContent = `error ${v.error.code}`; });
+</script></body></html>"""
 
 
 def _top_level_boxes(path: Path) -> list[str]:
@@ -59,16 +82,44 @@ def test_frames_of_odd_size_become_browser_ready_h264(tmp_path: Path) -> None:
 def test_the_picture_survives_encoding(tmp_path: Path) -> None:
     """A frame half yellow, half red comes back in those colours (BGR order kept through yuv420p)."""
     image = np.zeros((64, 96, 3), np.uint8)
-    image[:, :48] = (0, 220, 240)
-    image[:, 48:] = (30, 30, 200)
+    image[:, :48] = YELLOW_BGR
+    image[:, 48:] = RED_BGR
     video = VideoFile(tmp_path / "c.mp4", 10.0, (96, 64))
     for _ in range(3):
         video.write(image)
     video.close()
     with av.open(str(tmp_path / "c.mp4")) as container:
         decoded = next(container.decode(video=0)).to_ndarray(format="bgr24")
-    assert np.abs(decoded[8:56, 8:40].astype(int) - (0, 220, 240)).mean() < 12
-    assert np.abs(decoded[8:56, 56:88].astype(int) - (30, 30, 200)).mean() < 12
+    assert np.abs(decoded[8:56, 8:40].astype(int) - YELLOW_BGR).mean() < 12
+    assert np.abs(decoded[8:56, 56:88].astype(int) - RED_BGR).mean() < 12
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (apt-get install chromium)")
+def test_a_browser_plays_it(tmp_path: Path) -> None:
+    """Headless Chromium loads the video, seeks into it and paints the frame's yellow and red."""
+    image = np.zeros((64, 96, 3), np.uint8)
+    image[:, :48] = YELLOW_BGR
+    image[:, 48:] = RED_BGR
+    video = VideoFile(tmp_path / "clip.mp4", 10.0, (96, 64))
+    for _ in range(10):
+        video.write(image)
+    video.close()
+    (tmp_path / "page.html").write_text(PAGE)
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        command = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=10000"]
+        url = f"http://127.0.0.1:{server.server_address[1]}/page.html"
+        dom = subprocess.run([*command, "--dump-dom", url], capture_output=True, text=True, timeout=60).stdout
+    finally:
+        server.shutdown()
+        server.server_close()
+    played = re.search(r"played 96x64 left=(\d+),(\d+),(\d+) right=(\d+),(\d+),(\d+)", dom)
+    assert played, f"Chromium did not play the video: {re.search(r'<pre id=.out.>([^<]*)', dom)}"
+    left, right = np.array(played.groups()[:3], int), np.array(played.groups()[3:], int)
+    assert np.abs(left - YELLOW_BGR[::-1]).max() < 25 and np.abs(right - RED_BGR[::-1]).max() < 25
 
 
 def test_a_folder_that_does_not_exist_is_one_sentence(tmp_path: Path) -> None:
