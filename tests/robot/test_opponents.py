@@ -74,7 +74,21 @@ def test_the_default_person_makes_a_real_game_the_robot_wins() -> None:
 
 
 def test_a_stronger_person_lasts_longer() -> None:
-    def median_plies(level: int) -> float:
-        return statistics.median(_plies_against_the_engine(level, seed)[0] for seed in range(10))
+    def plies(level: int) -> list[int]:
+        return [_plies_against_the_engine(level, seed)[0] for seed in range(10)]
 
-    assert median_plies(1) < median_plies(DEFAULT_SKILL) < median_plies(max(SKILLS))
+    assert statistics.median(plies(1)) < statistics.median(plies(DEFAULT_SKILL))
+    assert min(plies(max(SKILLS))) >= 20  # the strongest never falls to a quick trick
+
+
+def test_a_stronger_person_beats_a_weaker_one() -> None:
+    points = 0.0
+    for seed in range(20):
+        default, beginner = PersonOpponent(DEFAULT_SKILL, random.Random(seed)), PersonOpponent(1, random.Random(-seed))
+        first, second = (default, beginner) if seed % 2 == 0 else (beginner, default)
+        position = Position.empty()
+        while not position.is_over():
+            position = position.play((first if position.moves_played % 2 == 0 else second).choose(position))
+        winner = {1: first, 2: second}.get(position.winner())
+        points += 1.0 if winner is default else 0.5 if winner is None else 0.0
+    assert points >= 15
