@@ -41,7 +41,7 @@ class TwinProcess:
         self._stderr = self.stderr_path.open("w")
         self.process = subprocess.Popen(
             [*C4ROBOT, "sim", "serve", *serve_args],
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._stderr,
             text=True,
@@ -79,6 +79,16 @@ class TwinProcess:
         text = self.stderr_path.read_text(errors="replace").strip() if self.stderr_path.exists() else ""
         return text.splitlines()[-1] if text else f"exit status {self.process.poll()}"
 
+    def ask(self, request: str, timeout_s: float = 30.0) -> None:
+        """Ask the twin's person for a chore (`chessboard`, `discs`, `clear`, `play`) and wait until it is done."""
+        done = len([line for line in self.lines if line.get("done") == request])
+        self.process.stdin.write(request + "\n")
+        self.process.stdin.flush()
+        self.wait_for(lambda line: line.get("done") == request and self._count_done(request) > done, timeout_s)
+
+    def _count_done(self, request: str) -> int:
+        return len([line for line in self.lines if line.get("done") == request])
+
     @property
     def moves(self) -> list[dict]:
         return [line for line in self.lines if "move" in line]
@@ -89,6 +99,8 @@ class TwinProcess:
 
     def close(self) -> None:
         """End the twin: SIGTERM, then SIGKILL if it has not stopped within 10 s."""
+        with contextlib.suppress(OSError):
+            self.process.stdin.close()
         if self.process.poll() is None:
             self.process.terminate()
             try:

@@ -19,7 +19,10 @@ from robot.cli.common import COMMON, bounded_int, finite_float
 
 PROTOCOLS = ("joint", "uarm", "grbl", "feetech")  # robot.game.twin.PROTOCOLS, without importing pybullet
 ROOMS = ("plain", "varied", "hard")
-SERVE_HELP = "a simulated table that looks like real hardware: its arm on a serial port, its webcam a stream"
+SERVE_HELP = (
+    "a simulated table that looks like real hardware: its arm on a serial port, its webcam a stream; lines on stdin ask "
+    "its person to wave a chessboard (chessboard), show a disc of each (discs), take them away (clear) or play (play)"
+)
 PARENT_POLL_S = 0.5
 PR_SET_PDEATHSIG = 1
 
@@ -95,6 +98,7 @@ def run_serve(args: argparse.Namespace) -> int:
     try:
         with Twin(options, folder, report, args.game_log) as twin:
             report(twin.info)
+            threading.Thread(target=_take_requests, args=(twin, report), name="twin-requests", daemon=True).start()
             with contextlib.suppress(KeyboardInterrupt):
                 while not stop.wait(PARENT_POLL_S) and os.getppid() == parent:
                     pass
@@ -102,6 +106,15 @@ def run_serve(args: argparse.Namespace) -> int:
         if args.folder is None:
             shutil.rmtree(folder, ignore_errors=True)
     return 0
+
+
+def _take_requests(twin, report) -> None:
+    """Lines on stdin ask the twin's person to do something (`chessboard`, `discs`, `clear`, `play`)."""
+    for line in sys.stdin:
+        try:
+            twin.ask(line.strip())
+        except ValueError as error:
+            report({"error": str(error)})
 
 
 def _end_with_parent() -> None:

@@ -27,7 +27,7 @@ import numpy as np
 import calibration
 from calibration.sim_truth import sim_setup
 from robot.game.opponents import parse_opponent
-from robot.game.twin_referee import PERSON_DISCS, ROBOT_DISCS, TwinReferee
+from robot.game.twin_referee import PERSON_DISCS, REQUESTS, ROBOT_DISCS, TwinReferee
 
 PROTOCOLS = ("joint", "uarm", "grbl", "feetech")
 ARMS = ("c4arm", "so101")
@@ -176,13 +176,20 @@ class Twin:
             arm.update(protocol="gcode", gcode_dialect=self.options.protocol)
         return calibration.save(dataclasses.replace(setup, arm=arm), path)
 
+    def ask(self, request: str) -> None:
+        """Ask the person for a calibration chore (`robot.game.twin_referee.REQUESTS`); done on the world's thread."""
+        if request not in REQUESTS:
+            raise ValueError(f"the twin's person cannot {request[:40]!r}: ask {', '.join(REQUESTS)}")
+        self.referee.requests.put(request)
+
     def _on_move(self, number: int) -> None:
         if number in self.stalls:
             self.feed.stall(self.stalls[number])
 
     def close(self) -> None:
         if self.device is not None:
-            self.device.close()
+            self.device.close()  # its thread owned the world: now this one may touch it
+            self.referee.put_chessboard_away()
         if self.server is not None:
             self.server.close()
         self.world.close()

@@ -12,12 +12,15 @@ moves are the twin's.
 from __future__ import annotations
 
 import logging
+import queue
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import cv2
 import numpy as np
 
 from engine import Position
@@ -34,6 +37,9 @@ STILL_REFRESH_S = 2.0  # a still table is rendered anew this often all the same 
 LOG_CHECK_S = 0.5  # wall seconds between reads of the game's log
 HOME_TOLERANCE_M = 0.02
 ARM_AWAY_S = 1.0  # the arm at home this long before the person reaches in
+REQUESTS = ("chessboard", "discs", "clear", "play")
+CHESSBOARD_POSES = 30
+CHESSBOARD_HOLD_S = 0.5  # wall seconds the person holds the chessboard still in each pose
 PERSON_DISCS, ROBOT_DISCS = 1, 2  # the world's players (red, yellow), as in `play --sim`
 
 
@@ -51,6 +57,17 @@ class TwinTruth:
     @property
     def move_string(self) -> str:
         return "".join(str(c + 1) for c in self.moves)
+
+
+@dataclass
+class _Chessboard:
+    """The printed chessboard the person waves: its bodies (held in the world), its poses, how many were shown."""
+
+    held: AbstractContextManager
+    bodies: tuple[int, int]
+    poses: list[np.ndarray]
+    shown: int = 0
+    moved_at: float = 0.0
 
 
 class TwinReferee:
@@ -97,6 +114,9 @@ class TwinReferee:
         self._next_check_s = 0.0
         self._host_seen_at: float | None = None
         self._log_checked_at = 0.0
+        self.requests: queue.Queue[str] = queue.Queue()  # what the test asks the person to do (calibration)
+        self.playing = True
+        self._chessboard: _Chessboard | None = None
         self._log_stamp: float | None = None
 
     def __call__(self, time_s: float) -> None:
@@ -104,6 +124,10 @@ class TwinReferee:
             return
         self._inside = True
         try:
+            while not self.requests.empty():
+                self._do(self.requests.get())
+            if self._chessboard is not None:
+                self._wave_chessboard()
             if time.monotonic() >= self._next_frame_at:
                 self._film()
             if time_s >= self._next_check_s:
@@ -119,7 +143,13 @@ class TwinReferee:
         a catching-up film): rendered anew when anything moved, else the last one again (a still table); a render
         takes at most half the thread's time, as a slow webcam drops its rate."""
         started = time.monotonic()
-        scene = (tuple(np.round(self.world.arm_joints(), 4)), len(self.world.disc_ids()), self.person.is_busy)
+        board_pose = self._chessboard.shown if self._chessboard is not None else -1
+        scene = (
+            tuple(np.round(self.world.arm_joints(), 4)),
+            len(self.world.disc_ids()),
+            self.person.is_busy,
+            board_pose,
+        )
         if scene == self._scene and self.world.is_settled() and started - self._rendered_at < STILL_REFRESH_S:
             self.repeat_frame()
             self._next_frame_at = started + self.frame_s
@@ -132,6 +162,8 @@ class TwinReferee:
     # -- the board ---------------------------------------------------------------------------
 
     def _check(self, time_s: float) -> None:
+        if not self.playing:
+            return
         if self._host_seen_at is None and self.host_seen():
             self._host_seen_at = time_s
         if self.world.held_disc is None and self.world.is_settled():
@@ -182,6 +214,66 @@ class TwinReferee:
         if self._home_since is None:
             self._home_since = time_s
         return time_s - self._home_since >= ARM_AWAY_S
+
+    # -- the person's part of calibration -----------------------------------------------------
+
+    def _do(self, request: str) -> None:
+        """`chessboard`: wave a printed chessboard before the webcam; `discs`: a robot's disc in the first column and
+        a person's in the last; `clear`: take both away and empty the board; `play`: the game (the default)."""
+        self.put_chessboard_away()
+        self.playing = request == "play"
+        if request == "chessboard":
+            self._hold_chessboard()
+        elif request == "discs":
+            last = self.world.config.board.columns - 1
+            self.world.drop_disc(0, ROBOT_DISCS)
+            self.world.drop_disc(last, PERSON_DISCS)
+            self.world.wait_until_settled()
+        elif request in ("clear", "play"):
+            self.world.clear_board()
+            self.world.wait_until_settled()
+            self._board = self.world.board_state()
+        self.report({"done": request})
+
+    def _hold_chessboard(self) -> None:
+        from calibration.sim_chessboard import (
+            SIM_CHESSBOARD,
+            camera_to_world,
+            chessboard_in_world,
+            chessboard_poses_in_camera,
+        )
+
+        world = self.world
+        camera_matrix = np.asarray(world.camera_intrinsics(), float)
+        size = (world.camera.width_px, world.camera.height_px)
+        poses = chessboard_poses_in_camera(CHESSBOARD_POSES, SIM_CHESSBOARD, camera_matrix, size, world.seed)
+        held = chessboard_in_world(world)
+        self._chessboard = _Chessboard(held, held.__enter__(), [camera_to_world(world) @ pose for pose in poses])
+
+    def _wave_chessboard(self) -> None:
+        """Hold each pose a while (a person keeps still for the webcam), then the next, round and round."""
+        import pybullet
+
+        board = self._chessboard
+        now = time.monotonic()
+        if now - board.moved_at < CHESSBOARD_HOLD_S:
+            return
+        pose = board.poses[board.shown % len(board.poses)]
+        rotation_vector = cv2.Rodrigues(pose[:3, :3])[0].ravel()
+        angle = float(np.linalg.norm(rotation_vector))
+        axis = rotation_vector / angle if angle > 0 else np.array([0.0, 0.0, 1.0])
+        orientation = pybullet.getQuaternionFromAxisAngle(axis.tolist(), angle)
+        for body in board.bodies:
+            pybullet.resetBasePositionAndOrientation(
+                body, pose[:3, 3].tolist(), orientation, physicsClientId=self.world.client
+            )
+        board.shown += 1
+        board.moved_at = now
+
+    def put_chessboard_away(self) -> None:
+        if self._chessboard is not None:
+            self._chessboard.held.__exit__(None, None, None)
+            self._chessboard = None
 
     # -- the game's log ----------------------------------------------------------------------
 
