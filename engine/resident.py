@@ -4,8 +4,8 @@ Why: a fresh process spends longer loading numba and the kernels before its firs
 whole 500 ms budget. So a `move` (`answer_move`) asks the resident (`ask_resident`: a connect and a JSON
 line each way), which takes little more than Python's own start. Without one it answers at once only
 where the books or a rule that keeps the value decide (engine/quick_answer.py); elsewhere it starts a
-resident (`start_resident`) and waits for it, and its search's budget begins when the engine is ready:
-the answer says how long it waited. The resident answers one search at a time, each within the budget
+resident (`start_resident`, one at a time: a marker names the one loading) and waits for it, and its
+search's budget begins when the engine is ready: the answer says how long it waited. The resident answers one search at a time, each within the budget
 counted from when its caller knew the position (time.monotonic() is the same clock in every process),
 keeps its solver's table between questions as a game does, and quits after IDLE_S without one. Its
 socket's name carries the engine sources' fingerprint: an edited engine is never asked, a new resident
@@ -99,18 +99,42 @@ def ask_resident(request: dict, path: Path | None = None) -> SearchResult | None
 
 
 def start_resident(path: Path | None = None) -> subprocess.Popen | None:
-    """Start a resident in the background, detached from this process and its terminal (None if it cannot)."""
+    """Start a resident in the background, detached from this process and its terminal; None if it cannot,
+    or if one is loading already (`loading`): calls during a load do not each start another."""
+    path = path or socket_path()
+    if loading(path):
+        return None
     try:
-        return subprocess.Popen(
-            [sys.executable, "-m", "engine.resident", str(path or socket_path())],
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if not _private(path.parent):
+            return None
+        process = subprocess.Popen(
+            [sys.executable, "-m", "engine.resident", str(path)],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
             close_fds=True,
         )
+        _loading_marker(path).write_text(str(process.pid))
     except OSError:
         return None
+    return process
+
+
+def loading(path: Path) -> bool:
+    """True while a resident started for `path` loads the engine (its marker names a live process)."""
+    try:
+        pid = int(_loading_marker(path).read_text())
+        os.kill(pid, 0)
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def _loading_marker(path: Path) -> Path:
+    """The file that names the resident loading for `path`; it removes it once it listens, or gives up."""
+    return path.with_name(path.name + ".loading")
 
 
 def answer_move(request: dict, say: Callable[[str], None] = lambda _line: None) -> MoveAnswer:
@@ -162,10 +186,8 @@ def _answer_without_engine(position: Position, exact: bool, started: float) -> M
 def _ask_new_resident(request: dict) -> tuple[SearchResult, float] | None:
     """Start a resident, wait until it listens and ask it, the budget counted from then: its answer and
     when (a time.perf_counter() reading) the budget began; None if it died or did not come up in time."""
-    process = start_resident()
-    if process is None:
-        return None
     path = socket_path()
+    process = start_resident(path)  # None: one is loading already (or none can start)
     give_up = time.monotonic() + RESIDENT_WAIT_S
     while time.monotonic() < give_up:
         if path.exists():
@@ -173,8 +195,8 @@ def _ask_new_resident(request: dict) -> tuple[SearchResult, float] | None:
             result = ask_resident({**request, "known_at": time.monotonic()}, path)
             if result is not None:
                 return result, asked_at
-        elif process.poll() is not None:
-            return None  # it died before listening
+        elif not loading(path) and (process is None or process.poll() is not None):
+            return None  # none is loading: it died before listening, or none could start
         time.sleep(POLL_S)
     return None
 
@@ -210,10 +232,16 @@ def serve(path: Path, idle_s: float = IDLE_S) -> None:
     """Answer on `path` until `idle_s` pass without a question; return at once if another resident has it."""
     from engine.search import warm_up
 
-    if _alive(path):
-        return
-    warm_up()  # before listening: a caller that finds the socket gets its answer without the load
-    listener = _listen(path)
+    try:
+        if _alive(path):
+            return
+        warm_up()  # before listening: a caller that finds the socket gets its answer without the load
+        listener = _listen(path)
+    finally:
+        marker = _loading_marker(path)
+        with contextlib.suppress(OSError, ValueError):
+            if int(marker.read_text()) == os.getpid():  # not another resident's, loading still
+                marker.unlink()
     if listener is None:
         return
     try:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from engine.position import Position
-from engine.resident import ask_resident, serve, start_resident
+from engine.resident import ask_resident, loading, serve, start_resident
 
 
 def _request(moves: str, known_at: float | None = None, seed: int | None = None) -> dict:
@@ -106,6 +106,25 @@ def test_a_resident_started_in_the_background_answers_and_leaves_no_socket_when_
         process.terminate()
         process.wait(30)
     assert not path.exists()
+
+
+def test_a_resident_is_started_once_while_it_loads(tmp_path: Path) -> None:
+    """Calls during a load (book answers, or callers waiting for it) start no second one."""
+    path = tmp_path / "c4" / "engine-fedcba9876543210.sock"
+    process = start_resident(path)
+    assert process is not None
+    try:
+        assert loading(path) and start_resident(path) is None
+        _wait_for(path)
+        deadline = time.monotonic() + 10
+        while loading(path) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert not loading(path)  # listening: its marker is gone
+        assert ask_resident(_request("4"), path) is not None
+    finally:
+        process.terminate()
+        process.wait(30)
+    assert not loading(path)
 
 
 def test_the_move_client_loads_neither_numpy_nor_numba() -> None:
