@@ -2,7 +2,9 @@
 
 Pipeline: find the hole lattice (or take calibrated corners and refine them to the real holes), rectify
 the board, sample a ring in every hole, learn or apply the two disc colours, and pick the most likely
-legal board (vision.classify). Whatever looked wrong is reported in `problems`, never hidden.
+legal board (vision.classify). Calibrated colours are checked against the colours the frame itself shows
+(vision.stale_colours), and the board against the one the game knows (vision.known_board). Whatever looked
+wrong is reported in `problems`, never hidden.
 """
 
 from __future__ import annotations
