@@ -6,6 +6,7 @@ The arguments become configs here, once (`robot.game.config`); the game is playe
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import shlex
 import sys
@@ -19,7 +20,7 @@ from robot.game.config import ROOM_KINDS, SIM_ARMS, GameSettings, RealTableConfi
 PLAY_HELP = "play a whole game: --sim in the simulation, or --serial PORT --camera N on the real table"
 SIM_ONLY = ("gui", "arm", "opponent", "room")  # options of the simulated table
 REAL_ONLY = ("camera",)  # options of the real table
-DEFAULT_OPPONENT = "random"
+DEFAULT_OPPONENT = "person"  # a person of middling skill: a real game, which the robot still wins
 
 
 def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubParsersAction) -> None:
@@ -32,7 +33,9 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
     play.add_argument("--gui", action="store_true", help="show the simulation's PyBullet window")
     play.add_argument("--arm", choices=SIM_ARMS, help="the simulated arm (default c4arm)")
     play.add_argument(
-        "--opponent", help=f"the simulated person: human, random or engine:LEVEL (default {DEFAULT_OPPONENT})"
+        "--opponent",
+        help="the simulated person: person (middling), person:1..5 (beginner to strong), random, engine:LEVEL, or "
+        "human (you type your columns; default person)",
     )
     play.add_argument(
         "--room", choices=ROOM_KINDS, help="the simulated room's light, camera pose and backdrop (default plain)"
@@ -60,6 +63,11 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
     play.add_argument("--log", metavar="PATH", type=Path, help="game log, saved after every move")
     play.add_argument("--resume", action="store_true", help="continue the game in the log after a crash")
     play.add_argument("--one-game", action="store_true", help="do not offer another game at the end")
+    play.add_argument(
+        "--voice",
+        action="store_true",
+        help="speak the robot's lines aloud (needs espeak-ng: apt-get install espeak-ng)",
+    )
     play.add_argument("--json", action="store_true", help="print a JSON summary (messages go to stderr)")
     add_view_arguments(play)
     play.set_defaults(run=run_play)
@@ -152,9 +160,10 @@ def run_play(args: argparse.Namespace) -> int:
     with (
         locked(log_path),
         opened_view(args.view, args.view_host, args.view_port, tell, "Connect 4 robot: live") as server,
+        _voice(args.voice, tell) as voice,
     ):
         previous = GameLog.load(log_path) if args.resume else None
-        observers = (BoardPrinter(out), *((server.view,) if server is not None else ()))
+        observers = (BoardPrinter(out), *((server.view,) if server is not None else ()), *((voice,) if voice else ()))
         while True:
             settings = game_settings(args, robot_first, args.give_up_s)
             try:
@@ -182,6 +191,33 @@ def _play_one(args, table, settings, tell, log_path, previous, observers, resume
         )
     confirm = None if args.json or not sys.stdin.isatty() else _ask_yes_no
     return play_real_game(table, settings, tell, log_path, previous, observers, confirm, resume)
+
+
+@contextlib.contextmanager
+def _voice(enabled: bool, tell):
+    """With --voice, an observer that speaks the game's lines (eSpeak NG); it says so once if it cannot."""
+    if not enabled:
+        yield None
+        return
+    from robot.game.voice import Voice
+
+    with Voice(tell) as voice:
+        yield SpokenEvents(voice)
+
+
+class SpokenEvents:
+    """A game's observer that hands each event to the voice (which speaks the kinds a person wants to hear)."""
+
+    def __init__(self, voice) -> None:
+        self.voice = voice
+
+    def on_state(self, snapshot: dict) -> None:
+        said = snapshot.get("event")
+        if said is not None:
+            self.voice.say_event(str(said.kind), said.message)
+
+    def on_frame(self, frame, reading) -> None:
+        """Frames are not spoken."""
 
 
 def resume_command(args: argparse.Namespace, log_path: Path) -> str:

@@ -92,7 +92,7 @@ class BoardPrinter:
         robot_player = 1 if snapshot["robot_first"] else 2
         moves = "".join(str(column + 1) for column in snapshot["moves"])
         board = Position.from_moves(moves, width=snapshot["cols"], height=snapshot["rows"]).to_array()
-        lines = [] if self._legend_shown else [legend(robot_player, self.colour)]
+        lines = [] if self._legend_shown else [legend(robot_player, self.colour, snapshot.get("person", "you"))]
         self._legend_shown = True
         print("\n".join([*lines, board_text(board, robot_player, self.colour)]), file=self.out, flush=True)
 

@@ -32,11 +32,11 @@ def mark(player: int) -> str:
     return "X" if player == 1 else "O"
 
 
-def legend(robot_player: int, colour: bool) -> str:
+def legend(robot_player: int, colour: bool, person_name: str = "you") -> str:
     """One line that ties the colours to the letters, e.g. "robot: yellow, O · you: red, X"."""
     person_player = 3 - robot_player
     robot = f"robot: yellow, {mark(robot_player)}"
-    person = f"you: red, {mark(person_player)}"
+    person = f"{person_name}: red, {mark(person_player)}"
     if colour:
         robot = f"{ROBOT_COLOUR}{DISC}{RESET} {robot}"
         person = f"{PERSON_COLOUR}{DISC}{RESET} {person}"

@@ -116,6 +116,7 @@ class Game:
             "cols": self.position.width,
             "moves": list(self.log.moves),
             "robot_first": self.settings.robot_first,
+            "person": "the simulated person" if self._person_is_simulated else "you",
             "turn": turn,
             "winner": self.log.winner,
             "winning_cells": [list(cell) for cell in self.position.winning_cells()] if over else [],

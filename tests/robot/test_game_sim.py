@@ -24,7 +24,8 @@ def _play(tmp_path: Path, seed: int, robot_first: bool = False, tell=lambda m: N
 
 
 def test_play_sim_prints_a_json_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    status = main(["play", "--sim", "--seed", "3", "--time-ms", "300", "--json", "--log", str(tmp_path / "log.json")])
+    argv = ["play", "--sim", "--seed", "3", "--time-ms", "300", "--json", "--opponent", "random"]  # a quick game
+    status = main([*argv, "--log", str(tmp_path / "log.json")])
     summary = json.loads(capsys.readouterr().out)
     assert status == 0
     assert summary["winner"] in ("robot", "opponent", "draw")
