@@ -65,7 +65,9 @@ def play_real_game(
         game = game_setup.game(settings, log_path, previous, resume_command)
         for observer in observers:
             game.watch(observer)
-        return game.play().summary()
+        summary = game.play().summary()
+        game_setup.park()
+        return summary
 
 
 def _resumed(settings: GameSettings, previous: GameLog | None) -> GameSettings:

@@ -184,6 +184,15 @@ class RealGame:
             game.watch(self.recorder)
         return game
 
+    def park(self) -> None:
+        """At a game's end: the arm home, and its servos' torque off where the driver can (they rest, unheated)."""
+        if self.arm is None:
+            return
+        self.arm.home()
+        release_torque = getattr(self.arm, "set_torque", None)
+        if release_torque is not None:
+            release_torque(False)
+
     def close(self) -> None:
         """Let go of whatever was opened (also when opening the arm failed half-way)."""
         if self.arm is not None:
