@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -222,3 +223,12 @@ def test_bench_versus_names_a_reference_that_disagrees_or_is_missing(
     assert capsys.readouterr().out.splitlines()[3].split()[-1] == "NO"
     assert main(["bench", "engine", "versus", str(tmp_path / "absent"), "--sets", "L3_R1", "--lines", "3"]) == 1
     assert "build_pons.sh" in capsys.readouterr().err
+
+
+def test_bench_engine_keeps_value_judges_every_move(shared_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    testsets = str(shared_dir / "engine" / "testsets")
+    status = main(["bench", "engine", "keeps-value", "--sets", "L3_R1", "--randoms", "3", "--testsets", testsets])
+    out = capsys.readouterr().out
+    assert "3 positions: 0 test-set lines of up to 12 plies (L3_R1), 3 random ones" in out
+    lost = int(re.search(r"3 moves, (\d+) lost the value", out).group(1))
+    assert status == (1 if lost else 0)
