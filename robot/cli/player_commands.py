@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from engine.testsets import DEFAULT_TESTSETS, SET_NAMES, read_test_set
+from engine.testsets import read_test_set
 from robot.cli.common import COMMON, bounded_int, finite_float, quantile, quoted
 
 STYLES = ("neutral", "expansive", "restrictive", "tactical")
@@ -201,13 +201,12 @@ def bench_play(args: argparse.Namespace) -> int:
     from engine.search import Limit, warm_up
     from engine.solver import Solver
 
-    lines = getattr(args, "lines", None) or 20
-    games = 4 if getattr(args, "games", None) is None else args.games
+    lines, games = args.lines, args.games
     if lines < 1 or games < 0:
         raise ValueError(f"--lines {lines} / --games {games}: give at least one line and zero or more games")
     openings = _opening_plies(args)
-    folder = getattr(args, "testsets", None) or DEFAULT_TESTSETS
-    names = [name.strip() for name in getattr(args, "sets", "").split(",") if name.strip()] or list(SET_NAMES)
+    folder = args.testsets
+    names = [name.strip() for name in args.sets.split(",") if name.strip()]
     use_book, ponder = not args.no_book, not args.no_ponder
     prepare_engine_aloud()
     warm_up()
@@ -255,7 +254,7 @@ def bench_budget(args: argparse.Namespace) -> int:
     wanted = args.budget
     if wanted < 1:
         raise ValueError(f"--budget {wanted}: give how many answers to time, e.g. 10000")
-    width, height = getattr(args, "width", 7), getattr(args, "height", 6)
+    width, height = args.width, args.height
     openings = _opening_plies(args)
     prepare_engine_aloud()
     warm_up(width, height)  # also refuses a board size it cannot play, before any game
@@ -303,7 +302,7 @@ def bench_budget(args: argparse.Namespace) -> int:
 
 def _opening_plies(args: argparse.Namespace) -> int:
     """The random plies before the robot's games (`--openings`), checked."""
-    openings = getattr(args, "openings", 2)
+    openings = args.openings
     if not 0 <= openings <= MAX_OPENING_PLIES:
         raise ValueError(
             f"--openings {openings}: give 0 (the empty board) to {MAX_OPENING_PLIES} random plies "
