@@ -21,12 +21,11 @@ Longer than 400 lines because it is one firmware: two protocols share its motion
 injection and the Cartesian kinematics a uArm computes on board.
 
 This module uses only `sim.World` of the project (a firmware knows its own arm, not the host's
-code). Run it standalone: `python -m sim.virtual_firmware --protocol joint` prints the port to use.
+code). `c4robot sim serve` runs it behind a digital twin of a whole table.
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import logging
 import math
@@ -552,24 +551,3 @@ class VirtualFirmware:
         if code == "$X":
             return True, ["[MSG:Caution: Unlocked]"], 0
         return False, [], 20
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Run a virtual firmware on a pty until Ctrl-C; prints the port to give the driver."""
-    parser = argparse.ArgumentParser(prog="python -m sim.virtual_firmware", description=__doc__.splitlines()[0])
-    parser.add_argument("--protocol", choices=("joint", "gcode"), default="joint")
-    parser.add_argument("--dialect", choices=("uarm", "grbl"), default="uarm")
-    parser.add_argument("--time-scale", type=float, default=1.0, help="simulated seconds per wall second")
-    args = parser.parse_args(argv)
-    with World() as world, VirtualFirmware(world, args.protocol, args.dialect, time_scale=args.time_scale) as firmware:
-        print(f"virtual {args.protocol} firmware on {firmware.port} (Ctrl-C to stop)", flush=True)
-        try:
-            while True:
-                time.sleep(1.0)
-        except KeyboardInterrupt:
-            pass
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
