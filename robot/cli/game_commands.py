@@ -18,7 +18,7 @@ from robot.cli.view_commands import add_view_arguments, opened_view
 from robot.game.config import ROOM_KINDS, SIM_ARMS, GameSettings, RealTableConfig, SimTableConfig
 
 PLAY_HELP = "play a whole game: --sim in the simulation, or --serial PORT --camera N on the real table"
-SIM_ONLY = ("gui", "arm", "opponent", "room")  # options of the simulated table
+SIM_ONLY = ("gui", "arm", "opponent", "room", "board_x_mm", "board_y_mm", "board_yaw_deg")  # the simulated table's
 REAL_ONLY = ("camera",)  # options of the real table
 DEFAULT_OPPONENT = "person"  # a person of middling skill: a real game, which the robot still wins
 
@@ -39,6 +39,15 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
     )
     play.add_argument(
         "--room", choices=ROOM_KINDS, help="the simulated room's light, camera pose and backdrop (default plain)"
+    )
+    for axis, what in (("x", "x"), ("y", "y")):
+        play.add_argument(
+            f"--board-{axis}-mm",
+            type=finite_float(-200, 200),
+            help=f"the simulated board moved along the table's {what} (mm), as `calibrate --sim` can have it",
+        )
+    play.add_argument(
+        "--board-yaw-deg", type=finite_float(-45, 45), help="the simulated board turned on the table (degrees)"
     )
     play.add_argument("--robot-first", action="store_true", help="the robot makes the first move")
     add_engine_arguments(play)
@@ -133,6 +142,9 @@ def sim_table_config(args: argparse.Namespace) -> SimTableConfig:
         gui=args.gui,
         record=args.record,
         record_png=args.record_png,
+        board_x_mm=args.board_x_mm or 0.0,
+        board_y_mm=args.board_y_mm or 0.0,
+        board_yaw_deg=args.board_yaw_deg or 0.0,
     )
 
 
@@ -223,7 +235,9 @@ class SpokenEvents:
 def resume_command(args: argparse.Namespace, log_path: Path) -> str:
     """The exact command that goes on with this game: where it is played, its calibration and its log."""
     where = ["--sim"] if args.sim else ["--serial", args.serial, "--camera", args.camera]
-    for flag, value in (("--arm", args.arm), ("--room", args.room), ("--config", args.config)):
+    world = (("--arm", args.arm), ("--room", args.room), ("--board-x-mm", args.board_x_mm))
+    world += (("--board-y-mm", args.board_y_mm), ("--board-yaw-deg", args.board_yaw_deg), ("--config", args.config))
+    for flag, value in world:
         if value is not None and (args.sim or flag == "--config"):
             where += [flag, str(value)]
     return shlex.join(["c4robot", "play", *where, "--resume", "--log", str(log_path)])

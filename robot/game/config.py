@@ -52,6 +52,9 @@ class SimTableConfig:
     gui: bool = False
     record: Path | None = None
     record_png: bool = False
+    board_x_mm: float = 0.0  # the board moved on the table, as `calibrate --sim` can have it
+    board_y_mm: float = 0.0
+    board_yaw_deg: float = 0.0
 
     def __post_init__(self) -> None:
         if self.arm not in SIM_ARMS:

@@ -35,6 +35,7 @@ class EventKind(enum.StrEnum):
     BOARD_NOT_FOUND = "board_not_found"
     BOARD_UNSEEN = "board_unseen"
     BOARD_COVERED = "board_covered"
+    BOARD_MOVED = "board_moved"
     BOARD_DISAGREES = "board_disagrees"
     WALKED_AWAY = "walked_away"
     LOG_KEPT_ASIDE = "log_kept_aside"
@@ -67,6 +68,10 @@ MESSAGES: dict[EventKind, str] = {
     EventKind.BOARD_NOT_FOUND: "{detail}",
     EventKind.BOARD_UNSEEN: "{detail}",
     EventKind.BOARD_COVERED: "{detail}",
+    EventKind.BOARD_MOVED: (
+        "The board has moved since calibration (about {shift_px:.0f} px in the camera's picture): put it back, or "
+        "run `c4robot calibrate board`{calibrate_options}."
+    ),
     EventKind.BOARD_DISAGREES: "The camera's board differs from the world's in {count} cell(s).",
     EventKind.WALKED_AWAY: "You seem to have walked away ({why}): {outcome}",
     EventKind.LOG_KEPT_ASIDE: (

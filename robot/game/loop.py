@@ -175,6 +175,7 @@ class Game:
         marks = ("X", "O") if self.robot_player == 1 else ("O", "X")
         opening = EventKind.GAME_RESUMED if self.log.moves else EventKind.GAME_STARTED
         self._save()  # an unfinished game in the log's place is kept aside, and said, before this one starts
+        self._check_board_position(self.watcher.camera.read())
         person = "the simulated person plays" if self._person_is_simulated else "you play"
         self._say(opening, robot_mark=marks[0], person=person, person_mark=marks[1])
         while not self.position.is_over():
@@ -260,6 +261,7 @@ class Game:
                 return False
             if waited > self.settings.remind_after_s and not reminded:
                 self._say(EventKind.REMINDER)
+                self._check_board_position(None)  # a nudged board can look like a hand that stays
                 reminded = True
 
     def _handle_person_event(self, move: MoveEvent, reading: BoardReading) -> None:
@@ -273,8 +275,20 @@ class Game:
         """No steady view of the board: something in front of all of it (every column), or another reason."""
         if error.covers_board:
             self._notice(EventKind.BOARD_COVERED, range(self.position.width), detail=str(error))
+        elif error.board_moved_px is not None:
+            self._notice_board_moved(error.board_moved_px)
         else:
             self._notice(EventKind.BOARD_UNSEEN, detail=str(error))
+
+    def _check_board_position(self, frame: np.ndarray | None) -> None:
+        """Name a board that is not where calibration found it (in `frame`, default the last one looked at)."""
+        shift_px = self.watcher.board_moved_px(frame)
+        if shift_px is not None:
+            self._notice_board_moved(shift_px)
+
+    def _notice_board_moved(self, shift_px: float) -> None:
+        options = " --sim" if self.table.true_board() is not None else ""
+        self._notice(EventKind.BOARD_MOVED, shift_px=shift_px, calibrate_options=options)
 
     def _notice_move(self, move: MoveEvent, reading: BoardReading | None) -> None:
         """A vision event as a notice, with the columns and cells it is about."""

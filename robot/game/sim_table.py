@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import math
 import random
 from collections.abc import Callable
 from pathlib import Path
@@ -212,7 +213,9 @@ class SimGame:
         from vision.cameras import SimCamera
 
         seed = config.seed or 0
-        self.world = World(WorldConfig(arm=ArmMount.named(config.arm)), seed=seed, gui=config.gui)
+        board_pose = (config.board_x_mm / 1000.0, config.board_y_mm / 1000.0, math.radians(config.board_yaw_deg))
+        world_config = WorldConfig(arm=ArmMount.named(config.arm)).with_board_pose(*board_pose)
+        self.world = World(world_config, seed=seed, gui=config.gui)
         try:
             self.room = room_for(config.room, seed)
             furnish(self.world, self.room)

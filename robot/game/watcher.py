@@ -23,6 +23,7 @@ import numpy as np
 from vision import BoardReading, Stabiliser, read
 from vision.cameras import Camera
 from vision.hole_samples import face_colour, sample_holes
+from vision.localise import BoardNotFoundError, locate_board
 from vision.reading import COVERED_BOARD
 from vision.unchanged import cover_unproven_removals, reference_patches, trust_unchanged_empties
 
@@ -35,9 +36,10 @@ class BoardUnseenError(TimeoutError):
     (board out of frame, unsure cells and why: dim light, colours alike). `covers_board`: the last frame showed
     something in front of the whole board."""
 
-    def __init__(self, message: str, covers_board: bool = False) -> None:
+    def __init__(self, message: str, covers_board: bool = False, board_moved_px: float | None = None) -> None:
         super().__init__(message)
         self.covers_board = covers_board
+        self.board_moved_px = board_moved_px  # how far the board seen now is from where calibration found it
 
 
 class BoardWatcher:
@@ -102,4 +104,22 @@ class BoardWatcher:
                 return stable
         why = self.stabiliser.complaint or f"I have seen no steady view of the board for {timeout_s:.0f} s."
         last = self.last_reading
-        raise BoardUnseenError(why, covers_board=last is not None and COVERED_BOARD in last.problems)
+        covers = last is not None and COVERED_BOARD in last.problems
+        moved_px = None if covers else self.board_moved_px()
+        raise BoardUnseenError(why, covers_board=covers, board_moved_px=moved_px)
+
+    def board_moved_px(self, frame: np.ndarray | None = None) -> float | None:
+        """How far (px, the largest corner's shift) the board in `frame` (default: the last frame) lies from the
+        calibrated corners, when it is found elsewhere by a third of a hole's pitch or more; None when it is where
+        calibration found it, or cannot be found at all."""
+        frame = self.last_frame if frame is None else frame
+        if self.corners is None or frame is None:
+            return None
+        try:
+            found = locate_board(frame, self.shape)
+        except BoardNotFoundError:
+            return None
+        calibrated = np.asarray(self.corners, dtype=float)
+        pitch_px = np.linalg.norm(calibrated[1] - calibrated[0]) / max(self.shape[1] - 1, 1)
+        shift_px = float(np.max(np.linalg.norm(found - calibrated, axis=1)))
+        return shift_px if shift_px >= pitch_px / 3 else None

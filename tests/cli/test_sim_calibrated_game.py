@@ -59,6 +59,8 @@ def test_a_game_that_cannot_go_on_stops_with_the_reason_and_is_saved(tmp_path: P
         settings = GameSettings(give_up_after_s=4, look_timeout_s=2, remind_after_s=2, ponder=False, time_budget_s=0.2)
         result = sim.game(settings, log, None).play()
     assert result.winner is None and result.stopped and "no move of yours seen" in result.stopped
+    moved = [event for event in result.events if event.kind == "board_moved"]
+    assert moved and "calibrate board" in moved[0].message  # named, not only "I cannot see the board"
     assert f"saved in {log}" in told[-1]
     assert GameLog.load(log).stopped == result.stopped  # --resume finds it
 
@@ -70,3 +72,14 @@ def test_a_stopped_game_without_a_log_is_not_called_saved(moved_board_config: Pa
         settings = GameSettings(give_up_after_s=2, look_timeout_s=1, remind_after_s=1, ponder=False, time_budget_s=0.2)
         sim.game(settings, None, None).play()
     assert "saved" not in told[-1].replace("unsaved", "") and "unsaved" in told[-1]
+
+
+def test_the_world_the_calibration_was_made_in_plays(tmp_path: Path, moved_board_config: Path) -> None:
+    """`play --sim --board-x-mm 60` with the file calibrated there: the end of a game, every board agreeing."""
+    table = SimTableConfig(seed=3, calibration=moved_board_config, board_x_mm=60)
+    with SimGame(table, robot_first=False, tell=lambda m: None) as sim:
+        summary = (
+            sim.game(GameSettings(time_budget_s=0.2, ponder=False), tmp_path / "g.json", late_log()).play().summary()
+        )
+    assert summary["winner"] == "robot" and summary["board_agreement"] is True
+    assert not summary["events"]
