@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import argparse
-
 import pytest
 
 from robot.cli import main
-from robot.cli.main import build_parser
+from robot.cli.main import build_parser, command_parsers
 
 
 def test_help_lists_commands(capsys: pytest.CaptureFixture[str]) -> None:
@@ -21,13 +19,11 @@ def test_unknown_command_is_one_line_and_a_usage_error(capsys: pytest.CaptureFix
     assert err.count("\n") == 1 and err.startswith("c4robot: ") and "--help" in err
 
 
-def _numeric_actions(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()):
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for name, sub in action.choices.items():
-                yield from _numeric_actions(sub, (*path, name))
-        elif action.type in (int, float):
-            yield " ".join(path), action.option_strings or [action.dest]
+def _numeric_actions(parser):
+    for path, command in command_parsers(parser):
+        for action in command._actions:
+            if action.type in (int, float):
+                yield " ".join(path), action.option_strings or [action.dest]
 
 
 def test_every_number_a_person_types_is_bounded() -> None:

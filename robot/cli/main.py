@@ -20,6 +20,7 @@ import argparse  # noqa: E402
 import contextlib  # noqa: E402
 import logging  # noqa: E402
 import sys  # noqa: E402
+from collections.abc import Iterator  # noqa: E402
 from typing import NoReturn  # noqa: E402
 
 from robot.cli import (  # noqa: E402
@@ -79,6 +80,20 @@ def build_parser() -> argparse.ArgumentParser:
     for module in COMMAND_MODULES:
         module.register(commands, bench_targets)
     return parser
+
+
+def command_parsers(
+    parser: argparse.ArgumentParser, path: tuple[str, ...] = ()
+) -> Iterator[tuple[tuple[str, ...], argparse.ArgumentParser]]:
+    """(command path, parser) of `parser` and every sub-parser below it, aliases once (for the CLI's tests)."""
+    yield path, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            seen: set[int] = set()
+            for name, sub in sorted(action.choices.items()):
+                if id(sub) not in seen:
+                    seen.add(id(sub))
+                    yield from command_parsers(sub, (*path, name))
 
 
 def _one_line(message: object) -> str:

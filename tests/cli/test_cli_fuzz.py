@@ -8,7 +8,6 @@ examples per property (CI: the default; a long hunt: e.g. C4_FUZZ_EXAMPLES=5000)
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -24,7 +23,7 @@ from one_sentence import assert_one_sentence, assert_unchanged, run_in_process, 
 from calibration import store
 from calibration.store import ArmPose, BoardCalibration, CameraCalibration, ColourCalibration, Setup
 from engine import Position
-from robot.cli.main import build_parser
+from robot.cli.main import build_parser, command_parsers
 from robot.game.log import GameLog, RobotTurn
 
 EXAMPLES = int(os.environ.get("C4_FUZZ_EXAMPLES", "200"))
@@ -37,20 +36,15 @@ FUZZ = settings(
 POSITIONALS = {"match": ["5", "6"], "read": ["board.png"], "analyze": ["44"], "move": ["44"]}
 
 
-def _bounded_flags(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], str]]:
+def _bounded_flags(parser) -> list[tuple[tuple[str, ...], str]]:
     """(command path, option) of every number flag in the whole command tree, found by walking the parser."""
-    found = []
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for name, sub in sorted(action.choices.items()):
-                if name != "colors":  # an alias of colours
-                    found += _bounded_flags(sub, (*path, name))
-        elif action.option_strings and getattr(action.type, "__qualname__", "").split(".")[0] in (
-            "bounded_int",
-            "finite_float",
-        ):
-            found.append((path, action.option_strings[-1]))
-    return found
+    return [
+        (path, action.option_strings[-1])
+        for path, command in command_parsers(parser)
+        for action in command._actions
+        if action.option_strings
+        and getattr(action.type, "__qualname__", "").split(".")[0] in ("bounded_int", "finite_float")
+    ]
 
 
 NUMBER_FLAGS = _bounded_flags(build_parser())
