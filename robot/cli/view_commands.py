@@ -53,22 +53,25 @@ def opened_view(enabled: bool, host: str, port: int, tell: Callable[[str], None]
 
 
 def run_view(args: argparse.Namespace) -> int:
-    """Serve the replay until Ctrl-C; the page holds the game's end after the last move."""
+    """Serve the replay until Ctrl-C: it starts when a page opens; the page holds the game's end after the last move."""
     from robot.game.log import GameLog
-    from robot.view.replay import play_back
+    from robot.view.replay import ReplayPlayer
 
     if not args.log.is_file():
         raise FileNotFoundError(f"no game log at {args.log}: give the file `c4robot play --log PATH` saved")
     game_log = GameLog.load(args.log)
-    args.view = True
     stop = threading.Event()
     with opened_view(
         True, args.view_host, args.view_port, lambda message: print(message, flush=True), f"Replay of {args.log.name}"
     ) as server:
-        print(f"Replaying {len(game_log.moves)} moves, one every {args.step_s:g} s; Ctrl-C to stop.", flush=True)
+        player = ReplayPlayer(game_log, server.view, args.step_s)
+        print(
+            f"Replaying {len(game_log.moves)} moves, one every {args.step_s:g} s, from when the page opens "
+            f"(play, pause and step on the page); Ctrl-C to stop.",
+            flush=True,
+        )
         try:
-            play_back(game_log, server.view, args.step_s, stop)
-            threading.Event().wait()
+            player.run(stop)
         finally:
             stop.set()
     return 0

@@ -2,15 +2,20 @@
 
 On the real board the person plays by hand and no policy is needed; in the simulation a policy stands in
 for the person: one who plays as people do at a skill level (`person:LEVEL`, the default), uniformly
-random, an engine level, or columns typed at the terminal.
+random, an engine level, or columns typed at the terminal. Keys typed at the terminal while the robot moved
+are dropped before the person is asked (with a word): they were typed before the person saw the board.
 """
 
 from __future__ import annotations
 
+import fcntl
 import random
+import struct
+import sys
+import termios
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Protocol
+from dataclasses import dataclass, field
+from typing import Protocol, TextIO
 
 from engine import Position
 from engine.search import Limit, search
@@ -52,15 +57,38 @@ class EngineOpponent:
         return search(position, Limit(time=self.time_s), level=self.level, rng=self.rng).column
 
 
+def discard_typed_ahead(stream: TextIO | None = None) -> bool:
+    """Drop the lines typed at a terminal that no one asked for yet; True when a typed line was dropped.
+
+    Only a terminal is flushed: piped or redirected input is a script's moves, all of them read ahead by design.
+    """
+    stream = sys.stdin if stream is None else stream
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return False
+    if not stream.isatty():
+        return False
+    waiting = struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]  # whole lines typed
+    termios.tcflush(fd, termios.TCIFLUSH)  # and any half-typed one
+    return waiting > 0
+
+
 @dataclass
 class TypedOpponent:
-    """A person at the terminal types 1-based columns for the simulated hand; asks again on bad input."""
+    """A person at the terminal types 1-based columns for the simulated hand; asks again on bad input.
+
+    `discard` drops what was typed before the question (while the robot moved) and says whether it did.
+    """
 
     ask: Callable[[str], str]
     tell: Callable[[str], None]
     name: str = "human"
+    discard: Callable[[], bool] = field(default=discard_typed_ahead)
 
     def choose(self, position: Position) -> int:
+        if self.discard():
+            self.tell("Typed while I moved: ignored. Type your move now that you see the board.")
         while True:
             answer = self.ask(f"your move (column 1-{position.width}): ").strip()
             if answer.isdigit() and 1 <= int(answer) <= position.width:

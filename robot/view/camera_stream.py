@@ -2,7 +2,9 @@
 
 The game's thread only drops the newest (frame, reading) into a slot; this thread draws the overlay
 (vision.overlay: holes, discs read, unsure cells, plus the reading's problems such as a hand in front of
-the board) and encodes, at most `max_fps` times a second and only while someone watches the stream.
+the board) and encodes, at most `max_fps` times a second and only while someone watches the stream. In the
+simulation a film (sim.video.Film) also hands it a wide view of the table, drawn beside the webcam, so the
+arm is seen moving as the recorded video shows it.
 """
 
 from __future__ import annotations
@@ -19,13 +21,19 @@ from vision.overlay import UNSURE_BGR, draw_reading
 
 JPEG_QUALITY = 75
 
+# A picture to encode: the webcam frame, vision's reading of the board (None before the first), the wide view.
+Picture = tuple[np.ndarray, BoardReading | None, np.ndarray | None]
 
-def overlay_jpeg(frame: np.ndarray, reading: BoardReading) -> bytes:
-    """The frame with the reading and its problems drawn on it, JPEG-encoded."""
-    canvas = draw_reading(frame, reading)
-    for index, problem in enumerate(reading.problems[:3]):
+
+def overlay_jpeg(frame: np.ndarray, reading: BoardReading | None, wide: np.ndarray | None = None) -> bytes:
+    """The frame with the reading and its problems drawn on it, the wide view (if any) beside it, JPEG-encoded."""
+    canvas = frame.copy() if reading is None else draw_reading(frame, reading)
+    for index, problem in enumerate([] if reading is None else reading.problems[:3]):
         y = canvas.shape[0] - 12 - 22 * index
         cv2.putText(canvas, problem[:70], (8, y), cv2.FONT_HERSHEY_SIMPLEX, 0.5, UNSURE_BGR, 1, cv2.LINE_AA)
+    if wide is not None:
+        height = canvas.shape[0]
+        canvas = np.hstack([canvas, cv2.resize(wide, (round(wide.shape[1] * height / wide.shape[0]), height))])
     ok, encoded = cv2.imencode(".jpg", canvas, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
     if not ok:
         raise RuntimeError("OpenCV could not encode the camera frame as JPEG")
@@ -36,10 +44,12 @@ class CameraStream:
     """Newest frames in, newest overlay JPEGs out (`jpegs`); `watchers` counts the open MJPEG streams."""
 
     def __init__(self, max_fps: float = 10.0) -> None:
-        self.frames: LatestSlot[tuple[np.ndarray, BoardReading]] = LatestSlot()
+        self.frames: LatestSlot[Picture] = LatestSlot()
         self.jpegs: LatestSlot[bytes] = LatestSlot()
         self.min_interval_s = 1.0 / max_fps
         self.watchers = 0
+        self._reading: BoardReading | None = None
+        self._wide: np.ndarray | None = None
         self._watchers_lock = threading.Lock()
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._encode_forever, name="view-jpeg", daemon=True)
@@ -47,7 +57,13 @@ class CameraStream:
 
     def offer(self, frame: np.ndarray, reading: BoardReading) -> None:
         """Called on the game's thread: keep a reference to the newest frame and return."""
-        self.frames.put((frame, reading))
+        self._reading = reading
+        self.frames.put((frame, reading, self._wide))
+
+    def offer_film(self, webcam: np.ndarray, wide: np.ndarray) -> None:
+        """Called on the simulation's thread: the webcam and the wide view of the table, drawn with the last reading."""
+        self._wide = wide
+        self.frames.put((webcam, self._reading, wide))
 
     def count_watcher(self, delta: int) -> None:
         """An MJPEG stream opened (+1) or closed (-1): frames are encoded only while someone watches."""

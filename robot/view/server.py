@@ -9,6 +9,7 @@ waits on the latest-value slots, so a slow browser only ever slows itself.
     GET /events        server-sent events: the state, sent on every change (and a comment every 15 s)
     GET /stream.mjpg   the camera with the vision overlay, multipart JPEG
     GET /frame.jpg     the newest camera picture once
+    POST /control/X    a replay's buttons: X is play, pause or step (404 for a live game)
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ WAKE_S = 1.0  # how often a waiting stream checks whether the server is closing
 KEEPALIVE_S = 15.0
 BOUNDARY = "c4frame"
 INITIAL_STATE_MARK = b"__INITIAL_STATE__"  # in page.html: replaced by the state of the moment
+CONTROLS = ("play", "pause", "step")
 
 
 class ViewServer:
@@ -103,6 +105,18 @@ def _handler_for(server: ViewServer) -> type[BaseHTTPRequestHandler]:
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the viewer closed the page
 
+        def do_POST(self) -> None:  # noqa: N802 - the base class's name
+            action = self.path.split("?", 1)[0].removeprefix("/control/")
+            control = server.view.control
+            try:
+                if control is None or action not in CONTROLS:
+                    self._send(404, "text/plain; charset=utf-8", b"no such control\n")
+                else:
+                    control(action)
+                    self._send(200, "text/plain; charset=utf-8", b"ok\n")
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+
         def _send(self, status: int, content_type: str, body: bytes) -> None:
             self.send_response(status)
             self.send_header("Content-Type", content_type)
@@ -135,6 +149,7 @@ def _handler_for(server: ViewServer) -> type[BaseHTTPRequestHandler]:
 
         def _events(self) -> None:
             self._open_stream("text/event-stream")
+            server.view.first_viewer.set()
             version, quiet_s = 0, 0.0
             while not server.closing.is_set():
                 newer, state = server.view.states.wait_newer(version, WAKE_S)

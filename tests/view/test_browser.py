@@ -98,17 +98,17 @@ def test_the_page_shows_the_board_after_every_move_of_a_sim_game(tmp_path: Path)
             dom = chromium(server.url, "--dump-dom")
             robot_first_board = game.position.to_array()  # the robot started: its discs are the 1s
             assert np.array_equal(page_board(dom, 6, 7), robot_first_board), f"after {len(snapshot['moves'])} moves"
-            assert snapshot["message"] in dom.replace("&nbsp;", " ")
+            assert snapshot["message"] is None or snapshot["message"] in dom.replace("&nbsp;", " ")
             turn = page_text(dom, "turn")
             if snapshot["winner"] is not None:
                 break
-            assert turn.startswith(
-                {"robot": "Robot's turn", "person": "Your turn", "over": "Game over"}[snapshot["turn"]]
-            )
+            person_turn = "Your turn" if snapshot["person"] == "you" else "The simulated person's turn"
+            assert turn.startswith({"robot": "Robot's turn", "person": person_turn}[snapshot["turn"]])
             if len(snapshot["moves"]) % 2 == 1 and snapshot["search"]:  # the robot moved: every column's verdict
                 verdicts = re.findall(r'class="verdict[^"]*"[^>]*>([^<]*)<', dom)
                 assert len(verdicts) == 7 and all(
-                    re.fullmatch(r"win in \d+|loss in \d+|draw|eval [+-]\d+|full|not searched", v) for v in verdicts
+                    re.fullmatch(r"win in \d+|loss in \d+|win|loss|draw|eval [+-]\d+|full|not searched", v)
+                    for v in verdicts
                 )
                 assert f"column {snapshot['search']['column'] + 1}" in page_text(dom, "why")
             checked_moves += 1
@@ -123,3 +123,58 @@ def test_the_page_shows_the_board_after_every_move_of_a_sim_game(tmp_path: Path)
         assert checked_moves == len(game.log.moves) - len(late.moves) + 1  # the resumed board, then every move
         jpeg = urllib.request.urlopen(server.url + "frame.jpg", timeout=10).read()
         assert jpeg[:2] == b"\xff\xd8" and len(jpeg) > 5000  # the camera picture with its overlay
+
+
+def page_verdicts(dom: str) -> list[str]:
+    return re.findall(r'class="verdict[^"]*"[^>]*>([^<]*)<', dom)
+
+
+def test_the_page_shows_a_verdict_under_every_column_at_the_first_move() -> None:
+    from robot.game.events import EventKind, event
+
+    with ViewServer(LiveView(), port=0) as server:
+        for moves, turn in (([], "person"), ([3], "robot")):  # the robot plays second: the person's, then its own
+            said = event(EventKind.PERSON_TURN, 0.0) if turn == "person" else event(EventKind.SAID, 1.0, detail="x")
+            snapshot = {
+                "rows": 6,
+                "cols": 7,
+                "moves": moves,
+                "robot_first": False,
+                "person": "you",
+                "turn": turn,
+                "winner": None,
+                "winning_cells": [],
+                "search": None,
+                "message": said.message,
+                "event": said,
+            }
+            server.view.on_state(snapshot)
+            assert server.view.wait_caught_up()
+            dom = chromium(server.url, "--dump-dom")
+            verdicts = page_verdicts(dom)
+            assert len(verdicts) == 7 and all(re.fullmatch(r"(win|loss) in \d+|draw", v) for v in verdicts), verdicts
+            mover = "the robot" if turn == "robot" else "you"
+            assert f"worth for {mover}" in page_text(dom, "verdicts-for")
+            assert "replay" not in page_text(dom, "no-camera") and "live" in page_text(dom, "connection")
+
+
+def test_a_replay_page_says_replay_and_has_its_buttons(tmp_path: Path) -> None:
+    from robot.game.log import GameLog
+    from robot.view.replay import ReplayPlayer
+
+    game_log = GameLog(robot_first=False, rows=6, cols=7, moves=[3, 0, 3, 0, 3, 0, 3], winner="opponent")
+    with ViewServer(LiveView("Replay of g.json"), port=0) as server:
+        player = ReplayPlayer(game_log, server.view, step_s=60.0)
+        stop = threading.Event()
+        threading.Thread(target=player.run, args=(stop,), daemon=True).start()
+        try:
+            assert server.view.first_viewer.wait(0.01) is False
+            dom = chromium(server.url, "--dump-dom")
+            assert server.view.first_viewer.is_set()  # the page listened: the replay may start
+            assert page_text(dom, "turn") == "Replay: the person's move next"
+            assert page_text(dom, "connection").startswith("replay")
+            assert "A replay has no camera pictures" in page_text(dom, "no-camera")
+            assert all(f'id="{button}"' in dom for button in ("play", "pause", "step"))
+            assert len(page_verdicts(dom)) == 7
+        finally:
+            stop.set()

@@ -23,7 +23,7 @@ from robot.view import LiveView, ViewServer
 from robot.view.live import board_from_moves
 from robot.view.replay import replay_snapshots
 from robot.view.slot import LatestSlot
-from robot.view.verdicts import column_verdict, column_verdicts
+from robot.view.verdicts import NOT_SEARCHED, column_verdict, column_verdicts, position_verdicts
 from vision import BoardReading
 
 
@@ -96,7 +96,8 @@ def test_the_server_sends_each_state_as_an_event_and_the_camera_as_jpeg_with_the
             server.view.on_state(_snapshot([0, 3], "I play column 4."))
             events.readline()
             second = json.loads(events.readline().decode().removeprefix("data: "))
-            assert second["board"][0][3] == 2 and second["verdicts"][3] == "eval +4" and second["robot_column"] == 3
+            assert second["board"][0][3] == 2 and second["robot_column"] == 3
+            assert second["verdicts"] == position_verdicts([0, 3], 6, 7) and NOT_SEARCHED not in second["verdicts"]
             assert [e["message"] for e in second["events"]] == ["You played column 1.", "I play column 4."]
         page = urllib.request.urlopen(server.url, timeout=10).read().decode()
         assert "I play column 4." in page and "__INITIAL_STATE__" not in page  # the page carries the state
@@ -139,12 +140,13 @@ def test_a_replay_steps_through_every_move_to_the_winning_four() -> None:
     game_log = GameLog(robot_first=True, rows=6, cols=7, moves=[3, 0, 3, 0, 3, 0, 3], winner="robot")
     snapshots = replay_snapshots(game_log)
     assert [len(s["moves"]) for s in snapshots] == [0, 1, 2, 3, 4, 5, 6, 7, 7]
-    assert snapshots[1]["message"] == "I played column 4." and snapshots[2]["message"] == "You played column 1."
+    assert snapshots[1]["message"] == "I played column 4." and snapshots[2]["message"] == "The person played column 1."
     assert snapshots[-1]["winner"] == "robot" and snapshots[-1]["message"] == "I win!"
     assert snapshots[-1]["winning_cells"] == [[3, 0], [3, 1], [3, 2], [3, 3]]
     view = LiveView()
     for snapshot in snapshots:
         view.on_state(snapshot)
+    assert view.wait_caught_up()
     state = view.states.get()[1]
     assert state["turn"] == "over" and state["camera"] is False and len(state["events"]) == 9
     view.close()
