@@ -3,11 +3,12 @@
 Colours recorded at calibration go stale when the light drifts (a webcam's automatic exposure or white balance,
 a person leaning over the board, a cloud): read with them alone, a frame in warmer light is read confidently
 wrong. So a calibrated reading is checked against the reading whose colours are learnt from the same frame (the
-cold reading). The frame's colours are named by the calibrated colours they pair with at the least distance
-(light that moves one disc colour moves the other alike, so the pairing holds where the colours no longer match).
-Where the two readings differ, the cell is unsure; where they agree, two readings by different colours vouch for
-it. The grid that explains the frame better is kept; when that is the frame's own, the calibrated colours no
-longer fit the light and a problem says so.
+cold reading). That reading counts only when each of its colours is what a calibrated colour becomes in some light
+a room and a webcam give (a wall seen through the empty holes of a nearly empty board, which the cold reading may
+take for discs, is not); its colours are then named by the calibrated colours they pair with at the least
+distance. Where the two readings differ, the cell is unsure; where they agree, two readings by different colours
+vouch for it. The grid that explains the frame better is kept; when that is the frame's own, the calibrated
+colours no longer fit the light and a problem says so.
 """
 
 from __future__ import annotations
@@ -18,19 +19,22 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from vision.classify import Classification
+from vision.colour_clusters import MATCH_RADIUS
+from vision.hole_samples import from_weighted_lab_to_bgr, to_weighted_lab
 
 STALE_COLOURS = "the light has changed since the colours were calibrated: read with the colours this frame shows"
-OTHER_DISCS = "the discs look unlike the calibrated colours: run calibrate colours again"
-# The most a colour's hue turns under the light a room and a webcam's white balance give (a yellow disc under a warm
-# lamp turns orange); a frame colour turned further from its calibrated partner is another disc colour.
-MAX_HUE_TURN_DEG = 60.0
-# Below this chroma (weighted Lab) a colour is grey enough that its hue says nothing.
-HUE_CHROMA = 15.0
 # The most a cell is trusted where the other reading leans (CONTRADICTING_CONFIDENCE or more) towards another
 # value. A value the other reading gives no more than an even chance (a disc its count prior emptied, an empty
 # hole it could not prove) does not contradict.
 DISAGREEING_CONFIDENCE = 0.5
 CONTRADICTING_CONFIDENCE = 0.7
+# The light a colour may have drifted into since calibration: exposure scales every channel, a white balance
+# between a warm lamp's and a cool window's scales blue against red (both beyond what webcams leave uncorrected),
+# the camera's ceiling clips what goes past 255.
+EXPOSURE_REACH = np.linspace(0.5, 1.6, 12)
+WARMEST_GAINS_BGR = np.array([0.65, 1.0, 1.35])
+COOLEST_GAINS_BGR = np.array([1.35, 1.02, 0.7])
+WHITE_BALANCE_STEPS = 9
 
 
 def reference_indices(frame_colours: Sequence[np.ndarray], reference: Sequence[np.ndarray]) -> tuple[int, ...]:
@@ -43,6 +47,26 @@ def reference_indices(frame_colours: Sequence[np.ndarray], reference: Sequence[n
     return min(pairings, key=lambda pairing: sum(distance[k, index] for k, index in enumerate(pairing)))
 
 
+def drifted(colour: np.ndarray) -> np.ndarray:
+    """(n, 3) weighted Lab: what a weighted-Lab colour looks like under every light within reach of its own."""
+    bgr = from_weighted_lab_to_bgr(colour).astype(np.float64)
+    mix = np.linspace(0.0, 1.0, WHITE_BALANCE_STEPS)[:, None]
+    white_balance = np.concatenate([1 + mix * (WARMEST_GAINS_BGR - 1), 1 + mix * (COOLEST_GAINS_BGR - 1)])
+    gains = EXPOSURE_REACH[:, None, None] * white_balance[None]
+    variants = np.clip(bgr * gains, 0, 255).reshape(1, -1, 3).astype(np.uint8)
+    return to_weighted_lab(variants)[0]
+
+
+def is_within_reach(
+    frame_colours: Sequence[np.ndarray], reference: Sequence[np.ndarray], indices: Sequence[int]
+) -> bool:
+    """Whether every frame colour is its paired calibrated colour in some light within reach."""
+    return all(
+        np.linalg.norm(drifted(reference[index]) - frame_colours[value], axis=1).min() < MATCH_RADIUS
+        for value, index in enumerate(indices)
+    )
+
+
 def checked_against_frame(
     calibrated: Classification,
     cold: Classification,
@@ -50,16 +74,16 @@ def checked_against_frame(
     read_with: Callable[[tuple[np.ndarray, ...]], Classification],
 ) -> Classification:
     """The calibrated reading checked against the cold one of the same frame: in the calibrated colours' numbering,
-    the better-explaining grid, its cells unsure where the other reading leans towards another value.
+    the better-explaining grid, its cells unsure where the other reading leans towards another value. A cold
+    reading whose colours no light within reach makes of the calibrated ones checks nothing.
 
     When the frame's own colours explain it better, the calibrated reading is made again with them (each named by
     the calibrated colour it pairs with), as `read_with` reads the frame with given colours: light that has
     drifted since calibration then costs the check nothing where both colours are still seen."""
     indices = reference_indices(cold.colours, reference)
+    if not is_within_reach(cold.colours, reference, indices):
+        return calibrated
     is_stale = cold.score > calibrated.score
-    is_other = is_stale and any(
-        _hue_turn(cold.colours[value], reference[index]) > MAX_HUE_TURN_DEG for value, index in enumerate(indices)
-    )
     if is_stale and len(indices) == len(reference):
         relearnt = [np.zeros(3)] * len(reference)
         for value, index in enumerate(indices):
@@ -86,15 +110,4 @@ def checked_against_frame(
     contradicted = ~agree & (other.confidence >= CONTRADICTING_CONFIDENCE)
     confidence = np.where(agree, np.maximum(kept.confidence, other.confidence), kept.confidence)
     confidence = np.where(contradicted, np.minimum(confidence, DISAGREEING_CONFIDENCE), confidence)
-    if is_other:  # which disc is whose is a guess
-        confidence = np.where(grid != 0, np.minimum(confidence, DISAGREEING_CONFIDENCE), confidence)
-    said = [OTHER_DISCS] if is_other else [STALE_COLOURS] * is_stale
-    return Classification(grid, confidence, tuple(colours), said + problems, kept.score)
-
-
-def _hue_turn(colour: np.ndarray, reference: np.ndarray) -> float:
-    """Degrees between the hues of two weighted-Lab colours (0 when either is too grey to have one)."""
-    if min(np.hypot(colour[1], colour[2]), np.hypot(reference[1], reference[2])) < HUE_CHROMA:
-        return 0.0
-    turn = np.degrees(np.arctan2(colour[2], colour[1]) - np.arctan2(reference[2], reference[1]))
-    return float(abs((turn + 180.0) % 360.0 - 180.0))
+    return Classification(grid, confidence, tuple(colours), [STALE_COLOURS] * is_stale + list(problems), kept.score)

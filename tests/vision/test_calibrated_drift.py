@@ -13,11 +13,16 @@ from conftest import RED_BGR, YELLOW_BGR, Scene, random_game_grid, render_board
 import vision
 from calibration.colours import colours_from_discs
 from calibration.store import BoardCalibration
-from vision.degrade import COOL_GAINS_BGR, DRIFTS, WARM_GAINS_BGR, exposure, fit_within, white_balance
+from vision.degrade import DRIFTS, WARM_GAINS_BGR, exposure, fit_within, white_balance
+from vision.hole_samples import to_weighted_lab
 from vision.reliability import SURE
-from vision.stale_colours import OTHER_DISCS, STALE_COLOURS, reference_indices
+from vision.stale_colours import STALE_COLOURS, drifted, is_within_reach, reference_indices
 
 CALIBRATED = (RED_BGR, YELLOW_BGR)
+
+
+def to_lab(bgr: tuple[int, int, int]) -> np.ndarray:
+    return to_weighted_lab(np.array([[bgr]], np.uint8))[0, 0]
 
 
 def _letters(reading: vision.BoardReading) -> np.ndarray:
@@ -53,18 +58,25 @@ def test_light_drifting_after_calibration_reads_right_or_unsure(drift: tuple[flo
 def test_colours_of_another_light_are_named_stale_and_the_board_still_read() -> None:
     grid = random_game_grid(16, seed=5)
     image, corners = render_board(grid, Scene(seed=5))
-    stale = white_balance(np.array([CALIBRATED], np.uint8), COOL_GAINS_BGR)[0]  # recorded under a cool window
-    reading = vision.read(white_balance(image, WARM_GAINS_BGR), corners=corners, colours=stale)
+    reading = vision.read(white_balance(image, WARM_GAINS_BGR), corners=corners, colours=CALIBRATED)
     assert STALE_COLOURS in reading.problems
     assert (_letters(reading) == _truth(grid)).all() and _sure_wrong(reading, grid) == 0
+
+
+def test_a_wall_no_light_makes_of_the_calibrated_colours_checks_nothing() -> None:
+    red, yellow, green = (to_lab(bgr) for bgr in (RED_BGR, YELLOW_BGR, (60, 160, 60)))
+    assert is_within_reach([to_lab((20, 150, 250))], [yellow, red], [0]), "a yellow turned orange by a warm lamp"
+    assert is_within_reach([to_lab((30, 125, 165))], [yellow, red], [0]), "a yellow at 70% exposure"
+    assert not is_within_reach([green], [yellow, red], [0]), "a green wall is no yellow in any light"
+    assert not is_within_reach([yellow, green], [yellow, red], [0, 1])
+    assert len(drifted(red)) > 100
 
 
 def test_calibrated_colours_of_other_discs_never_read_confidently() -> None:
     grid = random_game_grid(14, seed=3)
     image, corners = render_board(grid, Scene(seed=3))
     reading = vision.read(image, corners=corners, colours=((160, 60, 30), (40, 160, 40)))  # blue and green discs
-    assert OTHER_DISCS in reading.problems
-    assert (reading.confidence[reading.grid != 0] < SURE).all() and (reading.grid == grid).all()
+    assert _sure_wrong(reading, grid) == 0
 
 
 @pytest.mark.parametrize("seed", [4, 6])
