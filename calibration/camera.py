@@ -101,12 +101,16 @@ def coverage(views: list[ChessboardView], image_size_px: tuple[int, int]) -> flo
     return float(touched.mean())
 
 
-def calibrate_camera(images_bgr: Iterable[np.ndarray], board: Chessboard) -> CameraCalibration:
-    """Intrinsics and distortion from chessboard images; CalibrationFailedError says why it refused."""
+def calibrate_camera(
+    images_bgr: Iterable[np.ndarray], board: Chessboard, on_image: Callable[[int, int], None] | None = None
+) -> CameraCalibration:
+    """Intrinsics and distortion from chessboard images; CalibrationFailedError says why it refused.
+
+    `on_image(images_looked_at, views_kept)` is called after each image (for a progress line)."""
     views: list[ChessboardView] = []
     image_size_px: tuple[int, int] | None = None
     missed = blurred = 0
-    for image in images_bgr:
+    for looked_at, image in enumerate(images_bgr, start=1):
         size = (int(image.shape[1]), int(image.shape[0]))
         if image_size_px is not None and size != image_size_px:
             raise ValueError(f"calibration images differ in size ({size} vs {image_size_px}): use one camera mode")
@@ -118,6 +122,8 @@ def calibrate_camera(images_bgr: Iterable[np.ndarray], board: Chessboard) -> Cam
             blurred += 1
         else:
             views.append(view)
+        if on_image is not None:
+            on_image(looked_at, len(views))
     return calibrate_from_views(views, image_size_px or (0, 0), board, missed=missed, blurred=blurred)
 
 

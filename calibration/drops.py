@@ -129,9 +129,14 @@ def shifted(pose: ArmPose, along: np.ndarray, distance_m: float) -> ArmPose:
 
 
 def verify_and_correct(
-    drops: Sequence[ArmPose], column_pitch_m: float, test_drop: DropTest, attempts: int = 3
+    drops: Sequence[ArmPose],
+    column_pitch_m: float,
+    test_drop: DropTest,
+    attempts: int = 3,
+    on_check: Callable[[DropCheck], None] | None = None,
 ) -> tuple[tuple[ArmPose, ...], list[DropCheck]]:
     """Test-drop every column; a disc seen in column c' moves that pose by (c - c') pitches and tries again.
+    `on_check` is told each check as it is made (for a progress line).
 
     Returns the corrected poses and every check made. Raises CalibrationFailedError when a column still
     misses after `attempts` drops (the message names the columns, 1-based).
@@ -143,6 +148,8 @@ def verify_and_correct(
         for _ in range(attempts):
             landed = test_drop(column, corrected[column])
             checks.append(DropCheck(column, landed, corrected[column]))
+            if on_check is not None:
+                on_check(checks[-1])
             if landed == column:
                 break
             if landed is not None:

@@ -10,6 +10,7 @@ procedures are in `calibration/`, the hardware steps in `arm_calibration_command
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from typing import Any
 from robot.cli.arm_calibration_commands import add_lerobot_options, run_jogged_drops, run_servo_ranges
 from robot.cli.calibration_io import camera_source, load_setup, print_checks, read_frame, save_setup
 from robot.cli.common import COMMON, bounded_int, finite_float
+from robot.cli.progress_line import ProgressLine
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff")
 LIVE_FRAME_LIMIT = 3000
@@ -172,8 +174,10 @@ def run_camera(args: argparse.Namespace) -> int:
     if args.sim:
         from calibration.sim_chessboard import SIM_CHESSBOARD, render_chessboard_views
 
-        with _sim_world(args) as world:
-            camera = calibrate_camera(render_chessboard_views(world, args.views, args.seed), SIM_CHESSBOARD)
+        with _sim_world(args) as world, ProgressLine("calibrate camera") as progress:
+            progress.say(f"rendering {args.views} chessboard views in the sim")
+            views = render_chessboard_views(world, args.views, args.seed)
+            camera = calibrate_camera(views, SIM_CHESSBOARD, _chessboard_progress(progress, len(views)))
             truth_fx = float(world.camera_intrinsics()[0, 0])
         print(
             f"sim truth: fx {truth_fx:.2f} px; measured fx {camera.focal_px[0]:.2f} px "
@@ -189,7 +193,9 @@ def run_camera(args: argparse.Namespace) -> int:
         )
         if not paths:
             raise FileNotFoundError(f"no images in {args.images}: give a folder of chessboard photos")
-        camera = calibrate_camera((load_image(p) for p in paths), parse_chessboard(args.chessboard, args.square_mm))
+        board = parse_chessboard(args.chessboard, args.square_mm)
+        with ProgressLine("calibrate camera") as progress:
+            camera = calibrate_camera((load_image(p) for p in paths), board, _chessboard_progress(progress, len(paths)))
     else:
         from vision.cameras import open_camera
 
@@ -203,6 +209,16 @@ def run_camera(args: argparse.Namespace) -> int:
     _print_camera(camera)
     save_setup(args, dataclasses.replace(setup, camera=camera))
     return 0
+
+
+def _chessboard_progress(progress: ProgressLine, total: int) -> Callable[[int, int], None]:
+    """calibrate_camera's `on_image`: the views looked at and kept, then the solve."""
+
+    def looked_at(count: int, kept: int) -> None:
+        solving = ": solving for the lens" if count == total else ""
+        progress.say(f"looked for the chessboard in {count} of {total} views, found {kept}{solving}")
+
+    return looked_at
 
 
 def _print_camera(camera: Any) -> None:
@@ -310,7 +326,8 @@ def run_drops(args: argparse.Namespace) -> int:
     from calibration.sim_steps import sim_drops, taught_sim_setup
 
     setup = taught_sim_setup(load_setup(args))
-    with _sim_world(args) as world:
+    with _sim_world(args) as world, ProgressLine("calibrate drops") as progress:
+        progress.say(f"finding the board, then a test drop into each of its {setup.board.cols} columns in the sim")
         board_now, drops, checks, error_mm = sim_drops(setup, world)
     print_checks(checks)
     print(f"every column's test drop landed right after {len(checks)} drops")
@@ -364,7 +381,9 @@ def run_bench(args: argparse.Namespace) -> int:
     """Sim figures: focal error of the camera step, corner error of the board step, drops after a board move."""
     from calibration.bench import calibration_figures
 
-    rows = calibration_figures(args.seed, args.views, args.shift_mm, args.turn_deg)
+    with ProgressLine("bench calibration") as progress:
+        progress.say("the camera, board and drops steps in the sim, the board moved between them")
+        rows = calibration_figures(args.seed, args.views, args.shift_mm, args.turn_deg)
     width = max(len(r[0]) for r in rows)
     print(f"{'figure':<{width}}  {'measured':>12}  target")
     for name, value, target in rows:
