@@ -89,6 +89,11 @@ class LiveView:
         """The simulation's film (sim.video.Film): the webcam and the wide view of the table with the arm."""
         self.camera.offer_film(webcam_bgr, wide_bgr)
 
+    @property
+    def wants_film(self) -> bool:
+        """True while a page shows the camera: a film's frames cost rendering, worth it only when watched."""
+        return self.camera.watchers > 0
+
     def wait_caught_up(self, timeout_s: float = 5.0) -> bool:
         """Wait until the latest state shows the latest snapshot; False after `timeout_s`."""
         with self._caught_up:

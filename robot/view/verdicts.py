@@ -13,6 +13,8 @@ change; "not searched" is left only for a column none of these knows.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from engine import Position
 from engine.package_books import book_score
 
@@ -89,9 +91,34 @@ def _known_verdict(position: Position, column: int, stones: int, cells: int) -> 
     return None if known is None else OUTCOME_WORDS[-known]
 
 
+def verdicts_by_move(moves: list[int], rows: int, cols: int) -> list[list[str]]:
+    """For a finished game's `--json`: every position's verdicts (after 0, 1, ... moves) from the books alone."""
+    return [position_verdicts(moves[:count], rows, cols) for count in range(len(moves) + 1)]
+
+
 def hint_line(moves: list[int], rows: int, cols: int) -> str:
     """`--hints`: the person's columns' verdicts as one line, columns 1-based, e.g. "Hints: 1 loss · 2 draw · ..."."""
     verdicts = position_verdicts(moves, rows, cols)
     if not verdicts:
         return "Hints: the game is over."
     return "Hints: " + " \u00b7 ".join(f"{column + 1} {verdict}" for column, verdict in enumerate(verdicts))
+
+
+class HintTeller:
+    """`--hints`, a game observer (Game.watch): once in each of the person's turns, `tell` their columns' verdicts.
+
+    It works in the person's turn only, on the game's thread (about a millisecond of book lookups), so the robot's
+    answer never waits for it."""
+
+    def __init__(self, tell: Callable[[str], None]) -> None:
+        self.tell = tell
+        self._told_at: int | None = None  # the number of moves when the last hint was told
+
+    def on_state(self, snapshot: dict) -> None:
+        moves = snapshot["moves"]
+        if snapshot["turn"] == "person" and len(moves) != self._told_at:
+            self._told_at = len(moves)
+            self.tell(hint_line(moves, snapshot["rows"], snapshot["cols"]))
+
+    def on_frame(self, frame: object, reading: object) -> None:
+        """Frames are not needed for hints."""

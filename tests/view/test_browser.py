@@ -103,7 +103,9 @@ def test_the_page_shows_the_board_after_every_move_of_a_sim_game(tmp_path: Path)
             if snapshot["winner"] is not None:
                 break
             person_turn = "Your turn" if snapshot["person"] == "you" else "The simulated person's turn"
-            assert turn.startswith({"robot": "Robot's turn", "person": person_turn}[snapshot["turn"]])
+            assert turn.startswith(
+                {"robot": "Robot's turn", "person": person_turn, "over": "Game over"}[snapshot["turn"]]
+            )
             if len(snapshot["moves"]) % 2 == 1 and snapshot["search"]:  # the robot moved: every column's verdict
                 verdicts = re.findall(r'class="verdict[^"]*"[^>]*>([^<]*)<', dom)
                 assert len(verdicts) == 7 and all(

@@ -19,7 +19,7 @@ from robot.game.events import EventKind, GameEvent
 from robot.game.log import GameLog
 from robot.view import LiveView, ViewServer
 from robot.view.replay import ReplayPlayer
-from robot.view.verdicts import NOT_SEARCHED, hint_line, position_verdicts
+from robot.view.verdicts import NOT_SEARCHED, HintTeller, hint_line, position_verdicts, verdicts_by_move
 
 EXACT = r"win in \d+|loss in \d+|draw"
 
@@ -157,3 +157,16 @@ def test_the_sim_s_film_puts_the_table_camera_with_the_arm_beside_the_webcam() -
         assert len(links) >= 5 and inside.all(), pixels  # every link of the arm is in the served wide pane
         pane = served[:, webcam_w:]
         assert pane.std() > 10  # a picture, not a blank pane
+
+
+def test_hints_are_told_once_in_each_of_the_person_s_turns_and_never_in_the_robot_s() -> None:
+    told: list[str] = []
+    hints = HintTeller(told.append)
+    for moves, turn in (([], "person"), ([], "person"), ([3], "robot"), ([3, 3], "robot"), ([3, 3, 2], "person")):
+        hints.on_state(_snapshot(moves, turn))
+    assert told == [hint_line([], 6, 7), hint_line([3, 3, 2], 6, 7)]
+
+
+def test_json_gets_every_position_s_verdicts_from_the_books() -> None:
+    every = verdicts_by_move([3, 3, 2], 6, 7)
+    assert len(every) == 4 and every[0] == position_verdicts([], 6, 7) and all(len(v) == 7 for v in every)
