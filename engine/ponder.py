@@ -154,10 +154,10 @@ def solving_rounds(targets: list[Position]) -> Iterator[tuple[Position, int, boo
 
 def _ponder_worker(commands: multiprocessing.Queue, results: multiprocessing.Queue, table_size_mb: float) -> None:
     """The worker process: solve the targets of the latest `ponder` command, send (weak, key, score) back."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle, even during these imports
     from engine.search import warm_up
     from engine.solver import Solver
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it closes this worker
     parent = multiprocessing.parent_process()
     warm_up()
     solver = Solver(table_size_mb)
