@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import statistics
 import sys
 import time
@@ -105,18 +104,14 @@ def prepare_engine_aloud() -> float | None:
 
 
 def run_move(args: argparse.Namespace) -> int:
-    """The robot's move, from the resident engine when one is up (engine.resident), else searched here
-    (then a resident is started for the next call)."""
+    """The robot's move (engine.resident.answer_move): the resident engine's when one is up, at once where the
+    books or the rule keep the value, else the engine's once loaded (`waited_ms` in --json says how long)."""
     from engine import resident
-    from engine.position import Position
-    from engine.search import Limit, search
 
     if len(args.moves) > args.width * args.height:
         raise ValueError(
             f"moves {quoted(args.moves)}: a {args.width}x{args.height} board holds at most {args.width * args.height}"
         )
-    position = Position.from_moves(args.moves, args.width, args.height)
-    known_at, known_at_monotonic = time.perf_counter(), time.monotonic()  # the budget counts from here
     request = {
         "moves": args.moves,
         "width": args.width,
@@ -125,17 +120,10 @@ def run_move(args: argparse.Namespace) -> int:
         "style": args.style,
         "seed": args.seed,
         "time_ms": args.time_ms,
-        "known_at": known_at_monotonic,
+        "known_at": time.monotonic(),  # the budget counts from here
     }
-    result = resident.ask_resident(request) if resident.enabled() else None
-    if result is None:
-        if prepare_engine_aloud():
-            known_at = time.perf_counter()  # a first run's compiling is not the move's time
-        rng = random.Random(args.seed) if args.seed is not None else None
-        limit = Limit(time=args.time_ms / 1000.0)
-        result = search(position, limit, level=args.level, rng=rng, style=args.style, started=known_at)
-        if resident.enabled():
-            resident.start_resident()
+    answer = resident.answer_move(request, say=lambda line: print(f"c4robot: {line}", file=sys.stderr, flush=True))
+    result = answer.result
     if args.json:
         print(
             json.dumps(
@@ -148,6 +136,9 @@ def run_move(args: argparse.Namespace) -> int:
                     "ms": round(result.ms, 1),
                     "pv": "".join(str(c + 1) for c in result.pv),
                     "column_scores": list(result.column_scores),
+                    "waited_ms": round(answer.waited_ms, 1),
+                    "cpu_share": None if result.cpu_share is None else round(result.cpu_share, 2),
+                    "answered_by": answer.answered_by,
                 }
             )
         )
