@@ -8,6 +8,7 @@ sends on from its threads. So neither the verdicts nor a browser ever hold the g
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 
@@ -17,6 +18,8 @@ from robot.view.camera_stream import CameraStream
 from robot.view.slot import LatestSlot
 from robot.view.verdicts import position_verdicts
 from vision import BoardReading
+
+log = logging.getLogger(__name__)
 
 EVENTS_KEPT = 30
 WAKE_S = 0.5  # how often the state thread checks whether the view is closing
@@ -105,8 +108,10 @@ class LiveView:
             if item is None or version == self._done:
                 continue
             snapshot, events = item
-            state = page_state(snapshot, events, self.title, self.camera.frames.get()[0] > 0)
-            self.states.put(state)
+            try:
+                self.states.put(page_state(snapshot, events, self.title, self.camera.frames.get()[0] > 0))
+            except Exception:  # a view that stops on one odd snapshot would freeze the page for the whole game
+                log.exception("the live view could not show a game snapshot")
             with self._caught_up:
                 self._done = version
                 self._caught_up.notify_all()
