@@ -205,7 +205,9 @@ def run_camera(args: argparse.Namespace) -> int:
             views, size = collect_live_views(
                 source.read, board, args.views, LIVE_FRAME_LIMIT, lambda n: print(f"  view {n}/{args.views}")
             )
-        camera = calibrate_from_views(views, size, board)
+        with ProgressLine("calibrate camera") as progress:
+            progress.say(f"solving for the lens from {len(views)} views")
+            camera = calibrate_from_views(views, size, board)
     _print_camera(camera)
     save_setup(args, dataclasses.replace(setup, camera=camera))
     return 0
@@ -367,7 +369,9 @@ def run_check(args: argparse.Namespace) -> int:
             print(f"board corners moved {drift_px:.1f} px since calibration")
             problems += drift_problems
         if args.drops and setup.drops and setup.board is not None and setup.pick is not None:
-            problems += check_sim_drops(world, setup)
+            with ProgressLine("calibrate check") as progress:
+                progress.say(f"a test drop into each of the {setup.board.cols} columns in the sim")
+                problems += check_sim_drops(world, setup)
     for problem in problems:
         print(f"problem: {problem}")
     print("calibration ok" if not problems else f"{len(problems)} problem(s)")
