@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-from vision import MoveKind
+import numpy as np
+
+from vision import BoardReading, MoveEvent, MoveKind
+from vision.moves import players_grid
 
 
 class EventKind(enum.StrEnum):
@@ -124,6 +127,15 @@ class GameEvent:
     cells: tuple[Cell, ...] = ()
     at_s: float = 0.0
 
+    def same_as(self, other: GameEvent) -> bool:
+        """The same notice again (its time aside): said once, not repeated."""
+        return (self.kind, self.columns, self.cells, self.message) == (
+            other.kind,
+            other.columns,
+            other.cells,
+            other.message,
+        )
+
     @property
     def is_notice(self) -> bool:
         """Something out of the game's ordinary course (kept in the log, counted by the benches)."""
@@ -172,3 +184,29 @@ def event(kind: EventKind, at_s: float, columns=(), cells=(), **params: Any) -> 
     """The event of `kind` with its sentence from `MESSAGES` (`params` fill it in)."""
     message = MESSAGES[kind].format(**params)
     return GameEvent(kind, message, tuple(int(c) for c in columns), tuple((int(r), int(c)) for r, c in cells), at_s)
+
+
+def move_subject(
+    move: MoveEvent, before: np.ndarray, reading: BoardReading | None
+) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]]:
+    """The columns and cells (row, column) a vision event is about: the columns something covers, the new discs,
+    the disc that went or is wrong."""
+    if move.kind is MoveKind.COVERED and reading is not None and reading.covered is not None:
+        return tuple(int(c) for c in np.flatnonzero(reading.covered.any(axis=0))), ()
+    if move.kind is MoveKind.TWO_DISCS and reading is not None:
+        new = np.argwhere((before == 0) & (players_grid(before, reading.grid) != 0))
+        cells = tuple((int(r), int(c)) for r, c in new)
+        return tuple(sorted({c for _, c in cells})), cells
+    if move.column is not None and move.row is not None:
+        return (move.column,), ((move.row, move.column),)
+    return (), ()
+
+
+class GameObserver(Protocol):
+    """What watches a game (robot.view.LiveView): called on the game's thread, so each call must return at once."""
+
+    def on_state(self, snapshot: dict) -> None:
+        """The game changed: board (moves), turn, the robot's last search, winner and four, the message said."""
+
+    def on_frame(self, frame: np.ndarray, reading: BoardReading) -> None:
+        """A camera frame and what vision read in it."""

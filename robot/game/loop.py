@@ -33,7 +33,7 @@ from engine.search import Limit, SearchResult, search, warm_up
 from robot.arm import ArmResetError
 from robot.arm.planner import DiscLostError
 from robot.game.config import GameSettings
-from robot.game.events import FROM_MOVE_KIND, EventKind, GameEvent, event
+from robot.game.events import FROM_MOVE_KIND, EventKind, GameEvent, GameObserver, event, move_subject
 from robot.game.log import GameLog, RobotTurn
 from robot.game.watcher import BoardUnseenError, BoardWatcher
 from vision import BoardReading, MoveEvent, MoveKind, detect_move
@@ -137,13 +137,7 @@ class Game:
     def _notice(self, kind: EventKind, columns=(), cells=(), **params: object) -> None:
         """Say something out of the ordinary and keep it in the log; the same notice again in a row is not repeated."""
         said = event(kind, time.monotonic() - self._started, columns, cells, **params)
-        last = self._last_notice
-        if last is not None and (last.kind, last.columns, last.cells, last.message) == (
-            said.kind,
-            said.columns,
-            said.cells,
-            said.message,
-        ):
+        if self._last_notice is not None and self._last_notice.same_as(said):
             return
         self._last_notice = said
         self.log.events.append(said)
@@ -292,7 +286,7 @@ class Game:
 
     def _notice_move(self, move: MoveEvent, reading: BoardReading | None) -> None:
         """A vision event as a notice, with the columns and cells it is about."""
-        columns, cells = _move_subject(move, self.position.to_array(), reading)
+        columns, cells = move_subject(move, self.position.to_array(), reading)
         self._notice(FROM_MOVE_KIND[move.kind], columns, cells, detail=move.message)
 
     def _robot_turn(self) -> None:
@@ -386,16 +380,6 @@ class Game:
         self._save()
 
 
-class GameObserver(Protocol):
-    """What watches a game (robot.view.LiveView): called on the game's thread, so each call must return at once."""
-
-    def on_state(self, snapshot: dict) -> None:
-        """The game changed: board (moves), turn, the robot's last search, winner and four, the message said."""
-
-    def on_frame(self, frame: np.ndarray, reading: BoardReading) -> None:
-        """A camera frame and what vision read in it."""
-
-
 def _search_snapshot(result: SearchResult, stones: int) -> dict:
     """The robot's last choice: its column, each column's score (Pons' scale when proven), stones before it."""
     return {
@@ -406,36 +390,10 @@ def _search_snapshot(result: SearchResult, stones: int) -> dict:
     }
 
 
-def _move_subject(
-    move: MoveEvent, before: np.ndarray, reading: BoardReading | None
-) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]]:
-    """The columns and cells (row, column) a vision event is about: the columns something covers, the new discs,
-    the disc that went or is wrong."""
-    if move.kind is MoveKind.COVERED and reading is not None and reading.covered is not None:
-        return tuple(int(c) for c in np.flatnonzero(reading.covered.any(axis=0))), ()
-    if move.kind is MoveKind.TWO_DISCS and reading is not None:
-        new = np.argwhere((before == 0) & (players_grid(before, reading.grid) != 0))
-        cells = tuple((int(r), int(c)) for r, c in new)
-        return tuple(sorted({c for _, c in cells})), cells
-    if move.column is not None and move.row is not None:
-        return (move.column,), ((move.row, move.column),)
-    return (), ()
-
-
 def _new_disc_column(before: np.ndarray, after: np.ndarray) -> int | None:
     """The column of the one disc in `after` that `before` does not have (None if not exactly one)."""
     new = np.argwhere((before == 0) & (after != 0))
     return int(new[0][1]) if len(new) == 1 else None
 
 
-__all__ = [
-    "BoardUnseenError",
-    "BoardWatcher",
-    "Game",
-    "GameEvent",
-    "GameObserver",
-    "GameLog",
-    "GameSettings",
-    "RobotTurn",
-    "Table",
-]
+__all__ = ["BoardUnseenError", "BoardWatcher", "Game", "GameEvent", "GameObserver", "GameLog", "GameSettings"]

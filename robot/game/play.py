@@ -14,8 +14,8 @@ from robot.game.config import (
     RealTableConfig,
     SimTableConfig,
 )
+from robot.game.events import GameObserver
 from robot.game.log import GameLog
-from robot.game.loop import GameObserver
 
 
 def sim_settings(settings: GameSettings, give_up_s: float | None = None) -> GameSettings:

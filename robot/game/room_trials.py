@@ -16,8 +16,7 @@ import cv2
 import numpy as np
 
 from robot.game.config import GameSettings, SimTableConfig
-from robot.game.events import EventKind, GameEvent
-from robot.game.loop import GameObserver
+from robot.game.events import EventKind, GameEvent, GameObserver
 
 ROOM_GIVE_UP_S = 60.0  # a board that shows no move for a minute in a room will not: the reader cannot see it
 COVER_KINDS = (EventKind.COVERED, EventKind.BOARD_COVERED)
