@@ -20,6 +20,7 @@ from vision import BoardReading
 from vision.overlay import UNSURE_BGR, draw_reading
 
 JPEG_QUALITY = 75
+WIDE_LABEL = "the table: the arm and the board"  # the wide view is not what the robot sees
 
 # A picture to encode: the webcam frame, vision's reading of the board (None before the first), the wide view.
 Picture = tuple[np.ndarray, BoardReading | None, np.ndarray | None]
@@ -33,7 +34,11 @@ def overlay_jpeg(frame: np.ndarray, reading: BoardReading | None, wide: np.ndarr
         cv2.putText(canvas, problem[:70], (8, y), cv2.FONT_HERSHEY_SIMPLEX, 0.5, UNSURE_BGR, 1, cv2.LINE_AA)
     if wide is not None:
         height = canvas.shape[0]
-        canvas = np.hstack([canvas, cv2.resize(wide, (round(wide.shape[1] * height / wide.shape[0]), height))])
+        table = cv2.resize(wide, (round(wide.shape[1] * height / wide.shape[0]), height))
+        (text_w, _), _ = cv2.getTextSize(WIDE_LABEL, cv2.FONT_HERSHEY_SIMPLEX, 0.5, 1)
+        cv2.rectangle(table, (0, height - 28), (text_w + 16, height), (32, 32, 32), -1)
+        cv2.putText(table, WIDE_LABEL, (8, height - 9), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (255, 255, 255), 1, cv2.LINE_AA)
+        canvas = np.hstack([canvas, table])
     ok, encoded = cv2.imencode(".jpg", canvas, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
     if not ok:
         raise RuntimeError("OpenCV could not encode the camera frame as JPEG")
