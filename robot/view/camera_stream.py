@@ -54,6 +54,7 @@ class CameraStream:
         self.min_interval_s = 1.0 / max_fps
         self.watchers = 0
         self._reading: BoardReading | None = None
+        self._webcam: np.ndarray | None = None
         self._wide: np.ndarray | None = None
         self._watchers_lock = threading.Lock()
         self._stopping = threading.Event()
@@ -62,13 +63,16 @@ class CameraStream:
 
     def offer(self, frame: np.ndarray, reading: BoardReading) -> None:
         """Called on the game's thread: keep a reference to the newest frame and return."""
-        self._reading = reading
+        self._reading, self._webcam = reading, frame
         self.frames.put((frame, reading, self._wide))
 
-    def offer_film(self, webcam: np.ndarray, wide: np.ndarray) -> None:
-        """Called on the simulation's thread: the webcam and the wide view of the table, drawn with the last reading."""
+    def offer_film(self, webcam: np.ndarray | None, wide: np.ndarray) -> None:
+        """Called on the simulation's thread: the webcam (None: the game's last frame) and the wide view of the
+        table, drawn with the last reading."""
         self._wide = wide
-        self.frames.put((webcam, self._reading, wide))
+        webcam = self._webcam = self._webcam if webcam is None else webcam
+        if webcam is not None:
+            self.frames.put((webcam, self._reading, wide))
 
     def count_watcher(self, delta: int) -> None:
         """An MJPEG stream opened (+1) or closed (-1): frames are encoded only while someone watches."""

@@ -88,8 +88,9 @@ class LiveView:
     def on_frame(self, frame: np.ndarray, reading: BoardReading) -> None:
         self.camera.offer(frame, reading)
 
-    def on_film(self, webcam_bgr: np.ndarray, wide_bgr: np.ndarray) -> None:
-        """The simulation's film (sim.video.Film): the webcam and the wide view of the table with the arm."""
+    def on_film(self, webcam_bgr: np.ndarray | None, wide_bgr: np.ndarray) -> None:
+        """The simulation's film (sim.video.Film): the webcam (None: the game's last frame is shown) and the wide
+        view of the table with the arm."""
         self.camera.offer_film(webcam_bgr, wide_bgr)
 
     @property

@@ -170,3 +170,17 @@ def test_hints_are_told_once_in_each_of_the_person_s_turns_and_never_in_the_robo
 def test_json_gets_every_position_s_verdicts_from_the_books() -> None:
     every = verdicts_by_move([3, 3, 2], 6, 7)
     assert len(every) == 4 and every[0] == position_verdicts([], 6, 7) and all(len(v) == 7 for v in every)
+
+
+def test_a_film_of_the_table_alone_is_drawn_beside_the_last_webcam_frame() -> None:
+    view = LiveView()
+    try:
+        view.on_film(None, np.full((384, 512, 3), 200, np.uint8))  # no webcam frame yet: nothing to show
+        assert view.camera.snapshot_jpeg() is None
+        view.on_film(np.full((480, 640, 3), 40, np.uint8), np.full((384, 512, 3), 200, np.uint8))
+        view.on_film(None, np.full((384, 512, 3), 120, np.uint8))  # the table alone: the webcam stays
+        served = cv2.imdecode(np.frombuffer(view.camera.snapshot_jpeg(), np.uint8), cv2.IMREAD_COLOR)
+        assert served.shape == (480, 640 + 640, 3)
+        assert abs(int(served[10, 10, 0]) - 40) < 8 and abs(int(served[10, 900, 0]) - 120) < 8
+    finally:
+        view.close()
