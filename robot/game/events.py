@@ -73,7 +73,7 @@ MESSAGES: dict[EventKind, str] = {
     EventKind.BOARD_COVERED: "{detail}",
     EventKind.BOARD_MOVED: (
         "The board has moved since calibration (about {shift_px:.0f} px in the camera's picture): put it back, or "
-        "run `c4robot calibrate board`{calibrate_options}."
+        "run `c4robot calibrate board{calibrate_options}`."
     ),
     EventKind.BOARD_DISAGREES: "The camera's board differs from the world's in {count} cell(s).",
     EventKind.WALKED_AWAY: "You seem to have walked away ({why}): {outcome}",

@@ -109,17 +109,24 @@ class BoardWatcher:
         raise BoardUnseenError(why, covers_board=covers, board_moved_px=moved_px)
 
     def board_moved_px(self, frame: np.ndarray | None = None) -> float | None:
-        """How far (px, the largest corner's shift) the board in `frame` (default: the last frame) lies from the
-        calibrated corners, when it is found elsewhere by a third of a hole's pitch or more; None when it is where
-        calibration found it, or cannot be found at all."""
+        """How far (px, the largest corner's shift) the board lies from the calibrated corners, when it is found
+        elsewhere by a third of a hole's pitch or more in `frame` (default: the last frame) and in the camera's next
+        frames alike; None when it is where calibration found it, cannot be found, or is found in different places
+        (a hand passing in front makes a lattice of its own, never the same twice) or does not read clean where it
+        is found."""
         frame = self.last_frame if frame is None else frame
         if self.corners is None or frame is None:
             return None
-        try:
-            found = locate_board(frame, self.shape)
-        except BoardNotFoundError:
-            return None
         calibrated = np.asarray(self.corners, dtype=float)
         pitch_px = np.linalg.norm(calibrated[1] - calibrated[0]) / max(self.shape[1] - 1, 1)
-        shift_px = float(np.max(np.linalg.norm(found - calibrated, axis=1)))
+        try:
+            found = [locate_board(each, self.shape) for each in (frame, *(self.camera.read() for _ in range(2)))]
+        except BoardNotFoundError:
+            return None
+        if max(float(np.max(np.linalg.norm(each - found[0], axis=1))) for each in found) > pitch_px / 4:
+            return None
+        there = read(frame, self.shape, found[0], self.colours)
+        if not there.is_board_found or (there.covered is not None and there.covered.any()):
+            return None  # the board found elsewhere must read clean there: a hand in front is no moved board
+        shift_px = min(float(np.max(np.linalg.norm(each - calibrated, axis=1))) for each in found)
         return shift_px if shift_px >= pitch_px / 3 else None
