@@ -89,8 +89,8 @@ def test_the_page_shows_the_board_after_every_move_of_a_sim_game(tmp_path: Path)
         late = late_log(robot_first=True)  # the last moves of a game: the page follows a resumed game as a new one
         game = game_setup.game(GameSettings(robot_first=True, time_budget_s=0.2), tmp_path / "g.json", late)
         observer = HoldAtEveryMove(server.view)
-        game.watch(observer)
-        playing = threading.Thread(target=game.play, daemon=True)
+        # watch() shows the resumed board at once: on the game's thread, so the hold there holds the game, not the test
+        playing = threading.Thread(target=lambda: (game.watch(observer), game.play()), daemon=True)
         playing.start()
         resumed_at, checked_counts = len(late.moves), set()  # the game appends to the log it resumes
         while True:
