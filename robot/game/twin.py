@@ -120,7 +120,7 @@ class Twin:
         faults = [parse_fault(text, options.protocol) for text in options.faults]
         self.stalls = {f.at: f.seconds for f in faults if f.kind == "stall"}
         self.world = World(WorldConfig(arm=ArmMount.named(options.arm)), seed=options.seed)
-        self.device = self.server = None
+        self.device = self.server = self.referee = None
         try:
             furnish(self.world, room_for(options.room, options.seed))
             home_q = sim_planner(self.world).home_q
@@ -189,6 +189,7 @@ class Twin:
     def close(self) -> None:
         if self.device is not None:
             self.device.close()  # its thread owned the world: now this one may touch it
+        if self.referee is not None:
             self.referee.put_chessboard_away()
         if self.server is not None:
             self.server.close()
