@@ -42,12 +42,24 @@ def wide_camera(webcam: CameraConfig) -> CameraConfig:
 class Film:
     """While alive, hands `sink(webcam_frame, wide_frame)` a pair of BGR frames every 1/fps s of the world's time."""
 
-    def __init__(self, world, fps: float, sink: Callable[[np.ndarray, np.ndarray], None], seed: int = 0) -> None:
+    def __init__(
+        self,
+        world,
+        fps: float,
+        sink: Callable[[np.ndarray | None, np.ndarray], None],
+        seed: int = 0,
+        wanted: Callable[[], bool] | None = None,
+        with_webcam: bool = True,
+    ) -> None:
+        """`wanted()` false skips the frames (rendering only while someone watches); without `with_webcam` the sink
+        gets None for the webcam and only the wide view is rendered."""
         if not 1.0 <= fps <= 60.0:
             raise ValueError(f"film rate {fps} frames per second: use 1..60")
         self.world = world
         self.period_s = 1.0 / fps
         self.sink = sink
+        self.wanted = wanted
+        self.with_webcam = with_webcam
         self._rng = np.random.default_rng([seed, 15])
         self._next_s = world.time_s
         world.add_step_listener(self._on_step)
@@ -61,8 +73,11 @@ class Film:
     def _on_step(self, time_s: float) -> None:
         if time_s + 1e-9 < self._next_s:
             return
+        if self.wanted is not None and not self.wanted():
+            self._next_s = time_s + self.period_s
+            return
         self._next_s += self.period_s
-        self.sink(self.webcam_frame(), self.wide_frame())
+        self.sink(self.webcam_frame() if self.with_webcam else None, self.wide_frame())
 
     def close(self) -> None:
         self.world.remove_step_listener(self._on_step)

@@ -9,6 +9,7 @@ import time
 from typing import TYPE_CHECKING
 
 from robot.cli.calibration_io import DISC_SETTLE_S, camera_source, load_setup, print_checks, save_setup
+from robot.cli.progress_line import ProgressLine
 from robot.cli.terminal import enter_pressed, read_key
 
 if TYPE_CHECKING:  # numpy loads where it is used: `c4robot move` does without it
@@ -137,7 +138,13 @@ def run_jogged_drops(args: argparse.Namespace) -> int:
                     return camera.read()
 
                 tester = ArmDropTester(arm, chain, config, pick, list(drops), setup.board, settled_frame)
-                drops, checks = verify_and_correct(drops, setup.board.column_pitch_m, tester)
+                with ProgressLine("calibrate drops") as progress:
+                    drops, checks = verify_and_correct(
+                        drops,
+                        setup.board.column_pitch_m,
+                        tester,
+                        on_check=lambda check: progress.say(f"test drop into column {check.column + 1}"),
+                    )
             print_checks(checks)
     save_setup(args, dataclasses.replace(setup, drops=drops, pick=pick))
     return 0

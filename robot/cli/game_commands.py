@@ -72,6 +72,7 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
     play.add_argument("--log", metavar="PATH", type=Path, help="game log, saved after every move")
     play.add_argument("--resume", action="store_true", help="continue the game in the log after a crash")
     play.add_argument("--one-game", action="store_true", help="do not offer another game at the end")
+    play.add_argument("--hints", action="store_true", help="in your turn, print what each of your columns is worth")
     play.add_argument(
         "--voice",
         action="store_true",
@@ -176,6 +177,10 @@ def run_play(args: argparse.Namespace) -> int:
     ):
         previous = GameLog.load(log_path) if args.resume else None
         observers = (BoardPrinter(out), *((server.view,) if server is not None else ()), *((voice,) if voice else ()))
+        if args.hints:
+            from robot.view.verdicts import HintTeller
+
+            observers += (HintTeller(tell),)
         while True:
             settings = game_settings(args, robot_first, args.give_up_s)
             try:
@@ -185,7 +190,7 @@ def run_play(args: argparse.Namespace) -> int:
                     tell(f"Stopped. The game is saved in {log_path}: run `{resume}` to go on.")
                 raise
             if args.json:
-                print(json.dumps(summary, indent=1))
+                print(json.dumps(_with_verdicts(summary), indent=1))
             if summary["winner"] is None:
                 raise GameStoppedError(f"the game stopped before its end: {summary.get('stopped', 'no reason given')}")
             if args.one_game or not _wants_another_game(args):
@@ -203,6 +208,14 @@ def _play_one(args, table, settings, tell, log_path, previous, observers, resume
         )
     confirm = None if args.json or not sys.stdin.isatty() else _ask_yes_no
     return play_real_game(table, settings, tell, log_path, previous, observers, confirm, resume)
+
+
+def _with_verdicts(summary: dict) -> dict:
+    """The summary with every position's column verdicts from the books (`verdicts[n]`: after n moves)."""
+    from robot.view.verdicts import verdicts_by_move
+
+    moves = [int(c) - 1 for c in summary["moves"]]
+    return {**summary, "verdicts": verdicts_by_move(moves, summary["rows"], summary["cols"])}
 
 
 @contextlib.contextmanager

@@ -72,6 +72,8 @@ class GameLog:
     def summary(self) -> dict:
         """The `--json` summary of DESIGN.md: 1-based columns, the winner, per robot turn figures."""
         return {
+            "rows": self.rows,
+            "cols": self.cols,
             "moves": self.move_string,
             "winner": self.winner,
             "robot_first": self.robot_first,
@@ -99,7 +101,7 @@ class GameLog:
         """
         kept = None if self.continues_file else keep_unfinished(path)
         self.continues_file = True
-        document = {"version": LOG_VERSION, "rows": self.rows, "cols": self.cols, **self.summary()}
+        document = {"version": LOG_VERSION, **self.summary()}
         write_atomically(path, json.dumps(document, indent=1))
         return kept
 

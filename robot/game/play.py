@@ -17,6 +17,8 @@ from robot.game.config import (
 from robot.game.events import GameObserver
 from robot.game.log import GameLog
 
+VIEW_FILM_FPS = 3.0  # the live view's table camera: enough to see the arm move, cheap to render
+
 
 def sim_settings(settings: GameSettings, give_up_s: float | None = None) -> GameSettings:
     """`settings` with the simulated person's patience: reminded sooner, given up on after `give_up_s` (default
@@ -37,13 +39,23 @@ def play_sim_game(
     """A whole game in a fresh simulated world; its summary. A `previous` log is resumed (who starts comes from
     it); `observers` watch the game (a live view, a bench's judge)."""
     from robot.game.sim_table import SimGame
+    from sim.video import Film
 
     settings = _resumed(settings, previous)
     with SimGame(table, settings.robot_first, tell, mischief) as game_setup:
         game = game_setup.game(settings, log_path, previous, resume_command)
+        films = []
         for observer in observers:
             game.watch(observer)
-        return game.play().summary()
+            if hasattr(observer, "wants_film"):  # a live view: the table with the arm, while a page watches
+                wanted = lambda watcher=observer: watcher.wants_film  # noqa: E731
+                world = game_setup.world
+                films.append(Film(world, VIEW_FILM_FPS, observer.on_film, world.seed, wanted, with_webcam=False))
+        try:
+            return game.play().summary()
+        finally:
+            for film in films:
+                film.close()
 
 
 def play_real_game(

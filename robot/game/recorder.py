@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from robot.game.video_file import VideoFile
-from robot.view.verdicts import column_verdicts
+from robot.view.verdicts import position_verdicts
 from vision import BoardReading
 from vision.overlay import draw_reading
 
@@ -29,7 +29,6 @@ CAPTION_LINES = 3
 CAPTION_BGR = (235, 235, 235)
 FOUR_BGR = (60, 255, 60)
 FONT = cv2.FONT_HERSHEY_SIMPLEX
-NOT_SEARCHED = "not searched"  # robot.view.verdicts' word for a column the search gave no score
 
 
 class Recorder:
@@ -55,6 +54,8 @@ class Recorder:
         self._wide: np.ndarray | None = None
         self._state: dict | None = None
         self._said = ""
+        self._verdicts_of: tuple[int, int | None] | None = None
+        self._verdicts_shown: list[str] = []
 
     # -- what the game shows (GameObserver) ----------------------------------------------------
 
@@ -138,14 +139,21 @@ class Recorder:
             whose = f"Move {len(moves) + 1}: " + ("the robot's turn" if state["turn"] == "robot" else "your turn")
         lines = [whose, f'said: "{self._said}"' if self._said else ""]
         search = state["search"]
-        if search is not None:
-            verdicts = column_verdicts(search, moves, state["rows"])
-            chosen = search["column"]
-            known = [(column, verdict) for column, verdict in enumerate(verdicts) if verdict != NOT_SEARCHED]
-            each = "   ".join(f"{column + 1}: {verdict}" for column, verdict in known)
-            rest = "  (the others not searched)" if len(known) < len(verdicts) else ""
-            lines.append(f"engine: column {chosen + 1} ({verdicts[chosen]})  |  {each}{rest}")
+        verdicts = self._verdicts(moves, state["rows"], state["cols"], search)
+        each = "   ".join(f"{column + 1}: {verdict}" for column, verdict in enumerate(verdicts))
+        if search is not None and verdicts:
+            lines.append(f"engine: column {search['column'] + 1}  |  {each}")
+        elif verdicts:
+            lines.append(f"columns: {each}")
         return lines
+
+    def _verdicts(self, moves: list[int], rows: int, cols: int, search: dict | None) -> list[str]:
+        """Every column's verdict (robot.view.verdicts), worked out once per position: captions redraw 15 times a
+        second."""
+        key = (len(moves), None if search is None else search["stones"])
+        if self._verdicts_of != key:
+            self._verdicts_of, self._verdicts_shown = key, position_verdicts(moves, rows, cols, search)
+        return self._verdicts_shown
 
     def _write(self, image: np.ndarray) -> None:
         if self._video is None:

@@ -35,21 +35,6 @@ def column_verdict(score: int | None, proven: bool, stones: int, cells: int, is_
     return "draw"
 
 
-def column_verdicts(search: dict | None, moves: list[int], rows: int) -> list[str]:
-    """Every column's verdict from a game snapshot's "search" entry and its moves (empty before the first search).
-
-    The search saw the board of the first `search["stones"]` moves: a column is full if it held `rows` discs then.
-    """
-    if search is None:
-        return []
-    scores, stones = search["column_scores"], search["stones"]
-    before = moves[:stones]
-    return [
-        column_verdict(score, search["proven"], stones, rows * len(scores), before.count(column) >= rows)
-        for column, score in enumerate(scores)
-    ]
-
-
 def position_verdicts(moves: list[int], rows: int, cols: int, search: dict | None = None) -> list[str]:
     """Every column's verdict for the side to move after `moves` (0-based columns); [] once the game is over.
 

@@ -23,7 +23,7 @@ from robot.view import LiveView, ViewServer
 from robot.view.live import board_from_moves
 from robot.view.replay import replay_snapshots
 from robot.view.slot import LatestSlot
-from robot.view.verdicts import NOT_SEARCHED, column_verdict, column_verdicts, position_verdicts
+from robot.view.verdicts import NOT_SEARCHED, column_verdict, position_verdicts
 from vision import BoardReading
 
 
@@ -45,7 +45,7 @@ def test_the_engine_s_scores_of_a_solved_position_become_verdicts() -> None:
     position = Position.from_moves(moves)
     result = search(position, Limit(time=0.5))
     snapshot = {"column_scores": list(result.column_scores), "proven": result.proven, "stones": len(moves)}
-    verdicts = column_verdicts(snapshot, [int(m) - 1 for m in moves], 6)
+    verdicts = position_verdicts([int(m) - 1 for m in moves], 6, 7, snapshot)
     assert verdicts[2] == verdicts[3] == "full"  # columns 3 and 4 hold six discs each
     grammar = r"win in \d+|loss in \d+|draw|eval [+-]\d+|full|not searched"
     assert all(re.fullmatch(grammar, verdict) for verdict in verdicts)
