@@ -16,6 +16,7 @@ from robot.game.real_table import ASK_EMPTY, learn_empty_board
 from robot.game.watcher import BoardWatcher
 from sim import World
 from sim.room import furnish, room_for
+from tests.late_games import late_log
 from vision.cameras import SimCamera
 
 
@@ -23,7 +24,7 @@ def test_a_game_in_a_room_whose_empty_holes_the_reader_doubts_finishes_in_agreem
     told: list[str] = []
     table = SimTableConfig(seed=6, room="varied")
     settings = sim_settings(GameSettings(time_budget_s=0.3, seed=6), give_up_s=120.0)
-    summary = play_sim_game(table, settings, told.append, tmp_path / "g.json")
+    summary = play_sim_game(table, settings, told.append, tmp_path / "g.json", late_log())
     assert summary["winner"] in ("robot", "opponent", "draw"), f"the game did not finish: {told[-3:]}"
     assert summary["board_agreement"] is True
     assert not any(event["kind"] == "board_unseen" for event in summary["events"]), summary["events"]

@@ -24,7 +24,7 @@ def _play(tmp_path: Path, seed: int, robot_first: bool = False, tell=lambda m: N
 
 
 def test_play_sim_prints_a_json_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    argv = ["play", "--sim", "--seed", "3", "--time-ms", "300", "--json", "--opponent", "random"]  # a quick game
+    argv = ["play", "--sim", "--seed", "3", "--time-ms", "300", "--json", "--opponent", "random", "--robot-first"]
     status = main([*argv, "--log", str(tmp_path / "log.json")])
     summary = json.loads(capsys.readouterr().out)
     assert status == 0
@@ -40,9 +40,10 @@ def test_play_sim_prints_a_json_summary(tmp_path: Path, capsys: pytest.CaptureFi
     assert GameLog.load(tmp_path / "log.json").move_string == moves
 
 
-def test_robot_first_against_an_engine_person_wins_or_draws(tmp_path: Path) -> None:
-    summary = _play(tmp_path, 5, robot_first=True, opponent="engine:3")
-    assert summary["winner"] in ("robot", "draw")
+def test_an_engine_person_plays_its_turn_and_the_robot_finishes(tmp_path: Path) -> None:
+    """The engine as the simulated person (engine:3) in the sim; the robot takes the win it was left."""
+    summary = _play(tmp_path, 5, robot_first=True, opponent="engine:3", previous=late_log(robot_first=True))
+    assert summary["winner"] == "robot" and len(summary["moves"]) == len(late_log(robot_first=True).moves) + 2
     assert summary["board_agreement"] is True
 
 
@@ -167,9 +168,9 @@ def test_a_jammed_robot_disc_stops_the_game_with_a_clear_error(tmp_path: Path) -
 
 
 def test_record_saves_each_move_and_a_video(tmp_path: Path) -> None:
-    summary = _play(tmp_path, 2, previous=late_log(), record=tmp_path / "rec")
+    summary = _play(tmp_path, 2, previous=late_log(robot_to_move=True), record=tmp_path / "rec")
     pictures = sorted((tmp_path / "rec").glob("move_*.png"))
-    played = range(len(late_log().moves) + 1, len(summary["moves"]) + 1)  # the moves of this session
+    played = range(len(late_log(robot_to_move=True).moves) + 1, len(summary["moves"]) + 1)  # this session's
     assert [path.name for path in pictures] == [f"move_{number:02d}.png" for number in played]
     assert (tmp_path / "rec" / "game.mp4").stat().st_size > 0
 
