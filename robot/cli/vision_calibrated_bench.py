@@ -19,11 +19,13 @@ import json
 import re
 import time
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from robot.cli.common import COMMON
 from robot.cli.photo_files import load_image, load_labelled_photos
+
+if TYPE_CHECKING:  # numpy loads where it is used: building the CLI's parser must not load it
+    import numpy as np
 
 
 def register_calibrated(modes: argparse._SubParsersAction, folder: argparse.ArgumentParser) -> None:
@@ -130,6 +132,8 @@ def _set_of(name: str) -> str:
 def _scored(reading, truth: list[str], names: tuple[str, str] | None):
     """The reading scored against the label: with `names` (the step's letters) as named, else under the best
     renaming of the read colours (a cold reading only has to tell the two apart)."""
+    import numpy as np
+
     from vision.reliability import CellScore, letter_rows, score_reading
 
     if names is None:
@@ -144,6 +148,7 @@ def photo_under_drift(photo: CalibratedPhoto, drift: str, cpu_ms: list[float] | 
     """Read the photo under `drift` with each accepted pair's colours and cold with its corners; the worst pair
     (most cells wrong at >= 0.9, then fewest right, then most unsure) counts. Adds each calibrated read's CPU time
     to `cpu_ms` when given."""
+
     import vision
     from vision.degrade import DRIFTS
 
@@ -222,6 +227,8 @@ def failure_line(drift: str, result: PhotoResult) -> str:
 
 def run_calibrated_bench(args: argparse.Namespace) -> int:
     """Exit status 1 unless no cell is read wrong at >= 0.9 with any accepted pair under any drift."""
+    import numpy as np
+
     from vision.degrade import DRIFTS, WEBCAM_SIZE_PX, change_names, fit_within
 
     drifts = change_names(args.drifts, tuple(DRIFTS), "light drifts")

@@ -224,9 +224,9 @@ def test_ctrl_c_while_the_robot_ponders_is_one_sentence_and_the_game_is_kept(tmp
     )
     try:
         deadline = time.monotonic() + 120
-        while not log.exists() and time.monotonic() < deadline and process.poll() is None:
+        while not _moves_in(log) and time.monotonic() < deadline and process.poll() is None:
             time.sleep(0.2)
-        assert log.exists(), "the robot's first move was not saved"
+        assert _moves_in(log), "the robot's first move was not saved"
         time.sleep(1.5)  # the worker is pondering the person's replies
         os.killpg(process.pid, signal.SIGINT)
         process.wait(timeout=60)  # stdin stays open: its end would be the person's Ctrl-D, racing the Ctrl-C
@@ -277,3 +277,11 @@ def test_calibrating_an_arm_on_a_port_that_is_not_there_is_one_sentence(
     assert_one_sentence(done.returncode, done.stderr, argv)
     assert named in done.stderr
     assert_unchanged(before, tmp_path)
+
+
+def _moves_in(log: Path) -> int:
+    """Moves saved in a game log being written (0 while there is none or it is mid-replace)."""
+    try:
+        return len(GameLog.load(log).moves)
+    except (OSError, ValueError):
+        return 0
