@@ -5,6 +5,8 @@ and the simulated camera. Each is a context manager whose `read()` returns one B
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -137,6 +139,53 @@ class OpenCVCamera(_ClosingContext):
         self._capture.release()
 
 
+class StreamCamera(_ClosingContext):
+    """A camera streamed over the network (MJPEG, RTSP, ...): its frames are taken as they come, on a thread, and
+    `read()` gives the newest one not given before.
+
+    A stream queues frames in its socket and in OpenCV's buffer: read one by one, a game would look at the board
+    as it was seconds ago (its disc not there yet). A stream that sends nothing for `stall_s` is a ConnectionError.
+    """
+
+    def __init__(self, url: str, stall_s: float = 10.0) -> None:
+        self.source, self.stall_s = url, stall_s
+        self._capture = cv2.VideoCapture(url)
+        if not self._capture.isOpened():
+            self._capture.release()
+            raise ConnectionError(f"camera {url!r} could not be opened: check the stream URL and the network")
+        self._newest = threading.Condition()
+        self._frame: np.ndarray | None = None
+        self._version = self._given = 0
+        self._running = True
+        self._thread = threading.Thread(target=self._take_frames, name="c4robot-stream", daemon=True)
+        self._thread.start()
+
+    def _take_frames(self) -> None:
+        while self._running:
+            ok, frame = self._capture.read()
+            if not ok or frame is None:
+                time.sleep(0.05)
+                continue
+            with self._newest:
+                self._frame, self._version = frame, self._version + 1
+                self._newest.notify_all()
+
+    def read(self) -> np.ndarray:
+        with self._newest:
+            if not self._newest.wait_for(lambda: self._version > self._given, self.stall_s):
+                raise ConnectionError(
+                    f"camera {self.source!r} sent no frame for {self.stall_s:.0f} s: the stream stalled; check the "
+                    "camera and the network"
+                )
+            self._given = self._version
+            return self._frame
+
+    def close(self) -> None:
+        self._running = False
+        self._thread.join(timeout=5.0)
+        self._capture.release()
+
+
 class VideoFileCamera(_ClosingContext):
     """Frames of a video file in order; EOFError at the end (`loop=True` starts again)."""
 
@@ -215,5 +264,5 @@ def open_camera(source: int | str | Path) -> Camera:
     if path.is_file():
         return VideoFileCamera(path)
     if "://" in text:
-        return OpenCVCamera(text)
+        return StreamCamera(text)
     raise FileNotFoundError(f"camera source {text} is neither an index, a folder, a video file nor a URL")

@@ -14,12 +14,13 @@ from pathlib import Path
 
 from robot.cli.common import COMMON, bounded_int, finite_float, refuse_unused
 from robot.cli.terminal import BoardPrinter
+from robot.cli.twin_commands import add_twin_bench
 from robot.cli.view_commands import add_view_arguments, opened_view
 from robot.game.config import ROOM_KINDS, SIM_ARMS, GameSettings, RealTableConfig, SimTableConfig
 
 PLAY_HELP = "play a whole game: --sim in the simulation, or --serial PORT --camera N on the real table"
 SIM_ONLY = ("gui", "arm", "opponent", "room", "board_x_mm", "board_y_mm", "board_yaw_deg")  # the simulated table's
-REAL_ONLY = ("camera",)  # options of the real table
+REAL_ONLY = ("camera", "board_empty")  # options of the real table
 DEFAULT_OPPONENT = "person"  # a person of middling skill: a real game, which the robot still wins
 
 
@@ -30,6 +31,12 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
     where.add_argument("--sim", action="store_true", help="play in the simulated world (needs nothing else)")
     where.add_argument("--serial", metavar="PORT", help="the real arm's serial port (e.g. /dev/ttyUSB0)")
     play.add_argument("--camera", metavar="N", help="the real table's camera: index, stream URL, video file or folder")
+    play.add_argument(
+        "--board-empty",
+        action="store_true",
+        help="the board is empty at the start: the answer to the question asked when the camera cannot be sure "
+        "(for scripts and --json, where no one answers)",
+    )
     play.add_argument("--gui", action="store_true", help="show the simulation's PyBullet window")
     play.add_argument("--arm", choices=SIM_ARMS, help="the simulated arm (default c4arm)")
     play.add_argument(
@@ -102,6 +109,7 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
     rooms.add_argument("--frames", metavar="DIR", type=Path, help="save the camera's frame of every failure there")
     add_view_arguments(rooms)
     rooms.set_defaults(run=run_bench_rooms)
+    add_twin_bench(modes)
 
 
 def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
@@ -206,7 +214,7 @@ def _play_one(args, table, settings, tell, log_path, previous, observers, resume
         return play_sim_game(
             table, sim_settings(settings, args.give_up_s), tell, log_path, previous, observers, resume_command=resume
         )
-    confirm = None if args.json or not sys.stdin.isatty() else _ask_yes_no
+    confirm = _always_yes if args.board_empty else None if args.json or not sys.stdin.isatty() else _ask_yes_no
     return play_real_game(table, settings, tell, log_path, previous, observers, confirm, resume)
 
 
@@ -265,6 +273,11 @@ def _wants_another_game(args: argparse.Namespace) -> bool:
     if args.json or not sys.stdin.isatty():
         return False
     return _ask_yes_no("Another game? (the other side starts; --one-game skips this question)")
+
+
+def _always_yes(question: str) -> bool:
+    """--board-empty: the person said beforehand that the board is empty."""
+    return True
 
 
 def _ask_yes_no(question: str) -> bool:

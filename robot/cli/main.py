@@ -51,7 +51,7 @@ EXIT_FAILURE = 1
 EXIT_INTERRUPTED = 130
 MESSAGE_LIMIT = 400  # characters: an error quoting a pasted page stays a line
 BUG_MARK = "this is a bug in c4robot"
-SIMULATING_COMMANDS = ("play", "calibrate", "bench")  # they may load pybullet
+SIMULATING_COMMANDS = ("play", "calibrate", "bench", "sim")  # they may load pybullet
 
 
 class OneLineParser(argparse.ArgumentParser):
