@@ -10,6 +10,7 @@ procedures are in `calibration/`, the hardware steps in `arm_calibration_command
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from contextlib import nullcontext
 from pathlib import Path
@@ -303,7 +304,11 @@ def run_colours(args: argparse.Namespace) -> int:
     else:
         print(
             f"put one of the robot's discs in column {robot_column + 1} and one of the person's in column {person_column + 1}"
+            + (", then press Enter" if args.image is None and sys.stdin.isatty() else ""),
+            flush=True,
         )
+        if args.image is None and sys.stdin.isatty():
+            input()
         frame = read_frame(args)
     colours = colours_from_frame(frame, setup.board, robot_column, person_column)
     print(

@@ -54,7 +54,7 @@ def read_key() -> str:
     descriptor = sys.stdin.fileno()
     saved = termios.tcgetattr(descriptor)
     try:
-        tty.setraw(descriptor)
+        tty.setraw(descriptor, termios.TCSANOW)  # keys typed ahead stay: TCSAFLUSH would drop them
         return sys.stdin.read(1)
     finally:
         termios.tcsetattr(descriptor, termios.TCSADRAIN, saved)
