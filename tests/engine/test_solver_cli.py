@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
 import re
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from robot.cli import main
-from robot.cli.main import build_parser
+from robot.cli.main import build_parser, command_parsers
 
 LATE = "2252576253462244111563365343671351441"  # L3_R1 line 1, score -1; columns 1 to 5 are full
 
@@ -126,19 +124,10 @@ def test_bench_engine_modes_refuse_options_they_do_not_use(
     assert f"unrecognized arguments: {option}" in capsys.readouterr().err
 
 
-def _parsers(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
-    """`parser` and every sub-parser below it."""
-    yield parser
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for sub in action.choices.values():
-                yield from _parsers(sub)
-
-
 def test_bench_engine_names_its_modes_and_no_help_begins_with_a_flag(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "engine"]) == 2
     assert "sets|versus|play|budget|keeps-value" in capsys.readouterr().err
-    modes = [p for p in _parsers(build_parser()) if p.prog.startswith("c4robot bench engine ")]
+    modes = [p for _, p in command_parsers(build_parser()) if p.prog.startswith("c4robot bench engine ")]
     assert sorted(p.prog.split()[-1] for p in modes) == ["budget", "keeps-value", "play", "sets", "versus"]
     helps = [action.help or "" for mode in modes for action in mode._actions]
     assert len(helps) > 20 and not [text for text in helps if text.lower().startswith("with --")]
