@@ -111,9 +111,7 @@ def colours_from_discs(
 
 
 def _hole_bgr(frame_bgr: np.ndarray, board: BoardCalibration) -> np.ndarray:
-    """(rows, cols, 3) BGR of what fills every hole: the median of a ring inside it, which a ring-shaped disc
-    fills as a full one does (vision.hole_samples)."""
-    from vision.hole_samples import from_weighted_lab_to_bgr, sample_holes
+    """(rows, cols, 3) BGR of what fills every hole (calibration.board.hole_colours)."""
+    from calibration.board import hole_colours
 
-    samples = sample_holes(frame_bgr, np.asarray(board.corners_px, float), (board.rows, board.cols))
-    return from_weighted_lab_to_bgr(samples.hole_colours).astype(np.float64).reshape(board.rows, board.cols, 3)
+    return hole_colours(frame_bgr, board)

@@ -5,7 +5,8 @@ a person leaning over the board, a cloud): read with them alone, a frame in warm
 wrong. So a calibrated reading is checked against the reading whose colours are learnt from the same frame (the
 cold reading). That reading counts only when each of its colours is what a calibrated colour becomes in some light
 a room and a webcam give (a wall seen through the empty holes of a nearly empty board, which the cold reading may
-take for discs, is not); its colours are then named by the calibrated colours they pair with at the least
+take for discs, is not), and only when they no longer fit the calibrated colours (in a steady light the
+calibrated reading stands); its colours are then named by the calibrated colours they pair with at the least
 distance. Where the two readings differ, the cell is unsure; where they agree, two readings by different colours
 vouch for it. The grid that explains the frame better is kept; when that is the frame's own, the calibrated
 colours no longer fit the light and a problem says so.
@@ -19,7 +20,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from vision.classify import Classification
-from vision.colour_clusters import MATCH_RADIUS
+from vision.colour_clusters import MATCH_RADIUS, SHADE_MATCH_RADIUS
 from vision.hole_samples import from_weighted_lab_to_bgr, to_weighted_lab
 
 STALE_COLOURS = "the light has changed since the colours were calibrated: read with the colours this frame shows"
@@ -35,6 +36,9 @@ EXPOSURE_REACH = np.linspace(0.5, 1.6, 12)
 WARMEST_GAINS_BGR = np.array([0.65, 1.0, 1.35])
 COOLEST_GAINS_BGR = np.array([1.35, 1.02, 0.7])
 WHITE_BALANCE_STEPS = 9
+# The frame's colours fit the calibrated ones when each is this near its partner (the radius within which a colour
+# is a disc colour's own): the calibrated reading then stands as it is.
+FITTING_DISTANCE = SHADE_MATCH_RADIUS
 
 
 def reference_indices(frame_colours: Sequence[np.ndarray], reference: Sequence[np.ndarray]) -> tuple[int, ...]:
@@ -75,13 +79,17 @@ def checked_against_frame(
 ) -> Classification:
     """The calibrated reading checked against the cold one of the same frame: in the calibrated colours' numbering,
     the better-explaining grid, its cells unsure where the other reading leans towards another value. A cold
-    reading whose colours no light within reach makes of the calibrated ones checks nothing.
+    reading whose colours no light within reach makes of the calibrated ones checks nothing, and one whose colours
+    fit the calibrated ones (FITTING_DISTANCE) leaves the calibrated reading as it is.
 
     When the frame's own colours explain it better, the calibrated reading is made again with them (each named by
     the calibrated colour it pairs with), as `read_with` reads the frame with given colours: light that has
     drifted since calibration then costs the check nothing where both colours are still seen."""
     indices = reference_indices(cold.colours, reference)
     if not is_within_reach(cold.colours, reference, indices):
+        return calibrated
+    offset = max((float(np.linalg.norm(cold.colours[v] - reference[i])) for v, i in enumerate(indices)), default=0.0)
+    if offset < FITTING_DISTANCE:
         return calibrated
     is_stale = cold.score > calibrated.score
     if is_stale and len(indices) == len(reference):
