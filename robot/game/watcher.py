@@ -83,7 +83,7 @@ class BoardWatcher:
     def _read(self, frame: np.ndarray) -> BoardReading:
         """The reader's reading of `frame`, its unsure holes read sure and empty where the game knows them empty and
         they look as they did on the empty board, and known discs read gone covered where they do not."""
-        reading = read(frame, self.shape, self.corners, self.colours, self.face)
+        reading = read(frame, self.shape, self.corners, self.colours, self.face, known=self.known_board)
         if self.empty_reference is None or self.known_board is None:
             return reading
         reading = trust_unchanged_empties(reading, frame, self.corners, self.known_board == 0, self.empty_reference)
