@@ -161,14 +161,18 @@ class StreamCamera(_ClosingContext):
         self._thread.start()
 
     def _take_frames(self) -> None:
-        while self._running:
-            ok, frame = self._capture.read()
-            if not ok or frame is None:
-                time.sleep(0.05)
-                continue
-            with self._newest:
-                self._frame, self._version = frame, self._version + 1
-                self._newest.notify_all()
+        """The thread's loop; it alone touches the capture, and releases it when told to stop."""
+        try:
+            while self._running:
+                ok, frame = self._capture.read()
+                if not ok or frame is None:
+                    time.sleep(0.05)
+                    continue
+                with self._newest:
+                    self._frame, self._version = frame, self._version + 1
+                    self._newest.notify_all()
+        finally:
+            self._capture.release()
 
     def read(self) -> np.ndarray:
         with self._newest:
@@ -181,9 +185,10 @@ class StreamCamera(_ClosingContext):
             return self._frame
 
     def close(self) -> None:
+        """Stop taking frames. A read blocked on a silent stream is not waited for (releasing the capture under it
+        would hang): the thread releases it once the read returns, or ends with the process."""
         self._running = False
-        self._thread.join(timeout=5.0)
-        self._capture.release()
+        self._thread.join(timeout=1.0)
 
 
 class VideoFileCamera(_ClosingContext):

@@ -92,6 +92,7 @@ def _play_with_faults(faults: str, tmp_path: Path, moves: int) -> tuple[object, 
     return terminal, truth, agreements, GameLog.load(log_path)
 
 
+@pytest.mark.slow  # a whole fault trial: CI runs a few moves per protocol; `pytest -m slow` runs these
 def test_a_lost_reply_mid_game_is_asked_again_and_the_game_goes_on(tmp_path: Path, fresh_stream: None) -> None:
     """The joint protocol's driver repeats the command of a lost reply with its seq: nothing runs twice."""
     terminal, truth, agreements, logged = _play_with_faults("dropped@300,dropped@301", tmp_path, MOVES)
@@ -99,6 +100,7 @@ def test_a_lost_reply_mid_game_is_asked_again_and_the_game_goes_on(tmp_path: Pat
     assert logged.move_string == truth[: len(logged.moves)]
 
 
+@pytest.mark.slow  # a whole fault trial: CI runs a few moves per protocol; `pytest -m slow` runs these
 def test_a_reset_mid_game_ends_with_the_named_error_and_keeps_the_log(tmp_path: Path, fresh_stream: None) -> None:
     """The arm's board restarts during the robot's second move: the game stops, says so in one line, and the log
     keeps every move made before."""
@@ -109,6 +111,7 @@ def test_a_reset_mid_game_ends_with_the_named_error_and_keeps_the_log(tmp_path: 
     assert logged.move_string == truth[: len(logged.moves)]
 
 
+@pytest.mark.slow  # a whole fault trial: CI runs a few moves per protocol; `pytest -m slow` runs these
 def test_a_stalled_stream_ends_with_the_named_error_and_keeps_the_log(tmp_path: Path, fresh_stream: None) -> None:
     """The webcam's stream stops sending for 40 s once the person's first disc is on the board (a stall while the
     robot's own disc is still unseen loses that move from the log: issue 34's report)."""
