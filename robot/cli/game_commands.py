@@ -57,7 +57,12 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
         "--board-yaw-deg", type=finite_float(-45, 45), help="the simulated board turned on the table (degrees)"
     )
     play.add_argument("--robot-first", action="store_true", help="the robot makes the first move")
-    add_engine_arguments(play)
+    play.add_argument(
+        "--level", type=bounded_int(1, 10), default=10, help="the robot's skill, 1 (beginner) to 10 (perfect)"
+    )
+    play.add_argument(
+        "--time-ms", type=finite_float(1, 600_000), default=500, help="the robot's thinking budget per move"
+    )
     play.add_argument("--no-ponder", action="store_true", help="do not think ahead while the person thinks")
     play.add_argument(
         "--seed", type=bounded_int(0, 2**31 - 1), help="seed for the world and the players (repeatable games)"
@@ -110,16 +115,6 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
     add_view_arguments(rooms)
     rooms.set_defaults(run=run_bench_rooms)
     add_twin_bench(modes)
-
-
-def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
-    """The robot's skill and thinking budget."""
-    parser.add_argument(
-        "--level", type=bounded_int(1, 10), default=10, help="the robot's skill, 1 (beginner) to 10 (perfect)"
-    )
-    parser.add_argument(
-        "--time-ms", type=finite_float(1, 600_000), default=500, help="the robot's thinking budget per move"
-    )
 
 
 def _default_log_path() -> Path:

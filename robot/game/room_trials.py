@@ -156,4 +156,6 @@ class RoomGame:
 
 def room_settings() -> GameSettings:
     """What a room game plays with: perfect play, half a second a move, the simulated person's patience."""
-    return GameSettings(remind_after_s=20.0, give_up_after_s=ROOM_GIVE_UP_S)
+    from robot.game.play import sim_settings
+
+    return sim_settings(GameSettings(), give_up_s=ROOM_GIVE_UP_S)
