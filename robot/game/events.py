@@ -40,6 +40,9 @@ class EventKind(enum.StrEnum):
     BOARD_COVERED = "board_covered"
     BOARD_MOVED = "board_moved"
     BOARD_DISAGREES = "board_disagrees"
+    LIGHT_CHANGED = "light_changed"
+    COLOURS_TOO_CLOSE = "colours_too_close"
+    SERVO_HOT = "servo_hot"
     WALKED_AWAY = "walked_away"
     LOG_KEPT_ASIDE = "log_kept_aside"
     GAME_OVER = "game_over"
@@ -76,6 +79,9 @@ MESSAGES: dict[EventKind, str] = {
         "run `c4robot calibrate board{calibrate_options}`."
     ),
     EventKind.BOARD_DISAGREES: "The camera's board differs from the world's in {count} cell(s).",
+    EventKind.LIGHT_CHANGED: "The light changed: looking again.",
+    EventKind.COLOURS_TOO_CLOSE: "{detail}",
+    EventKind.SERVO_HOT: "{detail}",
     EventKind.WALKED_AWAY: "You seem to have walked away ({why}): {outcome}",
     EventKind.LOG_KEPT_ASIDE: (
         "The game in {path} was not finished: it is kept as {kept} (`c4robot play --resume --log {kept}` goes on "
