@@ -77,6 +77,8 @@ def play_real_game(
         game = game_setup.game(settings, log_path, previous, resume_command)
         for observer in observers:
             game.watch(observer)
+            if hasattr(observer, "on_arm"):  # a live view: no camera films the arm, so it is drawn from its joints
+                game_setup.show_arm_to(observer.on_arm)
         summary = game.play().summary()
         game_setup.park()
         return summary

@@ -22,6 +22,7 @@ from robot.arm import Arm, ArmConfig
 from robot.arm.drivers import serial_arm
 from robot.arm.kinematics import KinematicChain
 from robot.arm.planner import Planner, Workcell, play_column
+from robot.game.arm_readings import ArmPose, ReportingArm
 from robot.game.config import RealTableConfig
 from robot.game.log import GameLog
 from robot.game.loop import BoardWatcher, Game, GameSettings
@@ -183,6 +184,12 @@ class RealGame:
         if self.recorder is not None:
             game.watch(self.recorder)
         return game
+
+    def show_arm_to(self, on_pose: Callable[[ArmPose], None]) -> None:
+        """From now on, tell `on_pose` where the arm stands after each thing it does (a live view draws it)."""
+        planner = self.table.planner
+        self.table.arm = ReportingArm(self.table.arm, planner.chain, planner.workcell, on_pose)
+        self.table.arm.report()
 
     def park(self) -> None:
         """At a game's end: the arm home, and its servos' torque off where the driver can (they rest, unheated)."""

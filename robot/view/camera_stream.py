@@ -22,11 +22,14 @@ from vision.overlay import UNSURE_BGR, draw_reading
 JPEG_QUALITY = 75
 WIDE_LABEL = "the table: the arm and the board"  # the wide view is not what the robot sees
 
-# A picture to encode: the webcam frame, vision's reading of the board (None before the first), the wide view.
-Picture = tuple[np.ndarray, BoardReading | None, np.ndarray | None]
+# A picture to encode: the webcam frame, vision's reading of the board (None before the first), the wide view and
+# what it is (the sim's table camera, or the real arm drawn from its joint readings).
+Picture = tuple[np.ndarray, BoardReading | None, np.ndarray | None, str]
 
 
-def overlay_jpeg(frame: np.ndarray, reading: BoardReading | None, wide: np.ndarray | None = None) -> bytes:
+def overlay_jpeg(
+    frame: np.ndarray, reading: BoardReading | None, wide: np.ndarray | None = None, wide_label: str = WIDE_LABEL
+) -> bytes:
     """The frame with the reading and its problems drawn on it, the wide view (if any) beside it, JPEG-encoded."""
     canvas = frame.copy() if reading is None else draw_reading(frame, reading)
     for index, problem in enumerate([] if reading is None else reading.problems[:3]):
@@ -35,9 +38,9 @@ def overlay_jpeg(frame: np.ndarray, reading: BoardReading | None, wide: np.ndarr
     if wide is not None:
         height = canvas.shape[0]
         table = cv2.resize(wide, (round(wide.shape[1] * height / wide.shape[0]), height))
-        (text_w, _), _ = cv2.getTextSize(WIDE_LABEL, cv2.FONT_HERSHEY_SIMPLEX, 0.5, 1)
+        (text_w, _), _ = cv2.getTextSize(wide_label, cv2.FONT_HERSHEY_SIMPLEX, 0.5, 1)
         cv2.rectangle(table, (0, height - 28), (text_w + 16, height), (32, 32, 32), -1)
-        cv2.putText(table, WIDE_LABEL, (8, height - 9), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (255, 255, 255), 1, cv2.LINE_AA)
+        cv2.putText(table, wide_label, (8, height - 9), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (255, 255, 255), 1, cv2.LINE_AA)
         canvas = np.hstack([canvas, table])
     ok, encoded = cv2.imencode(".jpg", canvas, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
     if not ok:
@@ -56,6 +59,7 @@ class CameraStream:
         self._reading: BoardReading | None = None
         self._webcam: np.ndarray | None = None
         self._wide: np.ndarray | None = None
+        self._wide_label = WIDE_LABEL
         self._watchers_lock = threading.Lock()
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._encode_forever, name="view-jpeg", daemon=True)
@@ -64,15 +68,15 @@ class CameraStream:
     def offer(self, frame: np.ndarray, reading: BoardReading) -> None:
         """Called on the game's thread: keep a reference to the newest frame and return."""
         self._reading, self._webcam = reading, frame
-        self.frames.put((frame, reading, self._wide))
+        self.frames.put((frame, reading, self._wide, self._wide_label))
 
-    def offer_film(self, webcam: np.ndarray | None, wide: np.ndarray) -> None:
+    def offer_film(self, webcam: np.ndarray | None, wide: np.ndarray, label: str = WIDE_LABEL) -> None:
         """Called on the simulation's thread: the webcam (None: the game's last frame) and the wide view of the
-        table, drawn with the last reading."""
-        self._wide = wide
+        table (`label` says what it is), drawn with the last reading."""
+        self._wide, self._wide_label = wide, label
         webcam = self._webcam = self._webcam if webcam is None else webcam
         if webcam is not None:
-            self.frames.put((webcam, self._reading, wide))
+            self.frames.put((webcam, self._reading, wide, label))
 
     def count_watcher(self, delta: int) -> None:
         """An MJPEG stream opened (+1) or closed (-1): frames are encoded only while someone watches."""

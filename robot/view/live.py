@@ -14,6 +14,9 @@ from collections.abc import Callable
 
 import numpy as np
 
+from robot.game.arm_readings import ArmPose
+from robot.view.arm_sketch import LABEL as ARM_LABEL
+from robot.view.arm_sketch import arm_sketch
 from robot.view.camera_stream import CameraStream
 from robot.view.slot import LatestSlot
 from robot.view.verdicts import position_verdicts
@@ -22,6 +25,7 @@ from vision import BoardReading
 log = logging.getLogger(__name__)
 
 EVENTS_KEPT = 30
+ARM_SKETCH_PX = 480  # before the first webcam frame
 WAKE_S = 0.5  # how often the state thread checks whether the view is closing
 
 
@@ -92,6 +96,12 @@ class LiveView:
         """The simulation's film (sim.video.Film): the webcam (None: the game's last frame is shown) and the wide
         view of the table with the arm."""
         self.camera.offer_film(webcam_bgr, wide_bgr)
+
+    def on_arm(self, pose: ArmPose) -> None:
+        """The real arm's joints as read (robot.game.arm_readings): drawn beside the webcam, where the sim films."""
+        webcam = self.camera.frames.get()[1]
+        height = ARM_SKETCH_PX if webcam is None else webcam[0].shape[0]
+        self.camera.offer_film(None, arm_sketch(pose, height), ARM_LABEL)
 
     @property
     def wants_film(self) -> bool:
