@@ -11,10 +11,11 @@ colour and the empty holes, are too close to tell apart.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Sequence
 
 import numpy as np
 
-from vision.hole_samples import BLACK, from_weighted_lab_to_bgr, local_light, sample_holes
+from vision.hole_samples import BLACK, from_weighted_lab_to_bgr, local_light, sample_holes, to_weighted_lab
 
 # The discs of a player the model remembers: enough for a median that one odd disc does not move, few enough to
 # follow the light of the last moves.
@@ -28,22 +29,50 @@ EMPTY_LOOKALIKE_SHARE = 0.25
 class ColourModel:
     """The two players' disc colours and the empty holes' look, learnt from the boards the game knows."""
 
-    def __init__(self, shape: tuple[int, int] = (6, 7), recent: int = RECENT_DISCS) -> None:
+    def __init__(
+        self,
+        shape: tuple[int, int] = (6, 7),
+        recent: int = RECENT_DISCS,
+        calibrated: Sequence[Sequence[float]] | None = None,
+    ) -> None:
+        """`calibrated`: the two players' colours from `calibrate colours` (BGR in the board's light, the first
+        player's first), each kept as one disc until the game's own discs outnumber it."""
         self.shape = shape
         self.discs: tuple[deque, deque] = (deque(maxlen=recent), deque(maxlen=recent))
         self.empty: deque = deque(maxlen=recent * 3)
+        for discs, bgr in zip(self.discs, calibrated or (), strict=False):
+            discs.append(
+                to_weighted_lab(np.clip(np.asarray(bgr, float), 0, 255).astype(np.uint8).reshape(1, 1, 3))[0, 0]
+            )
 
-    def learn(self, frame_bgr: np.ndarray, corners_px: np.ndarray, known: np.ndarray) -> None:
+    def learn(
+        self,
+        frame_bgr: np.ndarray,
+        corners_px: np.ndarray,
+        known: np.ndarray,
+        skip: np.ndarray | None = None,
+        relearn: bool = False,
+    ) -> None:
         """Add what `frame_bgr` shows at every disc and every empty hole of `known` (the board the game knows,
-        values 1 and 2 the players', row 0 at the bottom), seen at `corners_px`."""
+        values 1 and 2 the players', row 0 at the bottom), seen at `corners_px`; `skip` ((rows, cols) bool) names
+        holes that show something else (a hand in front). `relearn`: the light has changed, so what this frame shows
+        replaces what was learnt before (for each kind of hole it shows)."""
         known = np.asarray(known)
         if known.shape != self.shape:
             raise ValueError(f"the known board is {known.shape[0]}x{known.shape[1]}, the model's {self.shape}")
         samples = sample_holes(frame_bgr, np.asarray(corners_px, float), self.shape)
         in_board_light = (samples.hole_colours - BLACK) / local_light(samples)[:, None] + BLACK
         values = known.ravel()
-        for colour, value in zip(in_board_light, values, strict=True):
-            (self.empty if value == 0 else self.discs[int(value) - 1]).append(colour)
+        used = np.ones(values.shape, bool) if skip is None else ~np.asarray(skip, bool).ravel()
+        for kept, value in ((self.empty, 0), (self.discs[0], 1), (self.discs[1], 2)):
+            seen = in_board_light[(values == value) & used]
+            if relearn and len(seen):
+                kept.clear()
+            kept.extend(seen)
+
+    def disc_counts(self) -> tuple[int, int]:
+        """How many discs (or calibrated colours) of each player the model holds."""
+        return len(self.discs[0]), len(self.discs[1])
 
     def colours(self) -> tuple[tuple[int, int, int], tuple[int, int, int]] | None:
         """Both players' colours (BGR, the first player's first) for vision.read, None until each has a disc."""

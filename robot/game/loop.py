@@ -10,7 +10,8 @@ discs, a disc taken back, the wrong colour, a hand in front of the camera, walki
 person in a plain sentence while the game waits for the board to be right again. A robot disc that
 lands in the wrong column is reported and the game goes on from what the board shows; one that never
 reaches the board (the board seen surely as it was) is fetched again once. The log is
-saved after every move, so a game can be resumed after a crash (`GameLog`).
+saved after every move, so a game can be resumed after a crash, or after the pause a hot servo makes (`GameLog`).
+Longer than 400 lines because every state shares the one match's position, log and watcher.
 
 The `Table` is what the game acts on besides the camera: the robot's hand, and in the simulation the
 simulated person and the world's true board (to report where discs really landed).
@@ -31,6 +32,7 @@ from engine import Position
 from engine.ponder import Ponderer
 from engine.search import Limit, SearchResult, search, warm_up
 from robot.arm import ArmResetError
+from robot.arm.drivers.feetech_link import ServoHotError
 from robot.arm.planner import DiscLostError
 from robot.game.config import GameSettings
 from robot.game.events import FROM_MOVE_KIND, EventKind, GameEvent, GameObserver, event, move_subject
@@ -82,7 +84,6 @@ class Game:
         rows, cols = watcher.shape
         self.log = game_log or GameLog(settings.robot_first, rows, cols)
         self.position = Position.from_moves(self.log.move_string, width=cols, height=rows)
-        watcher.known_board = self.position.to_array()  # its empty holes that look unchanged stay empty
         self.rng = random.Random(settings.seed)
         self.on_move = on_move
         self.resume_command = resume_command or "c4robot play --resume" + (f" --log {log_path}" if log_path else "")
@@ -91,6 +92,8 @@ class Game:
         self.observers: list[GameObserver] = []
         self._last_search: tuple[SearchResult, int] | None = None  # and the stones on the board then
         self._started = time.monotonic()
+        watcher.notify = self._notice  # what the light and the colours do, as notices
+        watcher.know(self.position.to_array())  # its empty holes that look unchanged stay empty
 
     def watch(self, observer: GameObserver) -> None:
         """Show the game to `observer` (a live view, a recording): every event and state change, every camera
@@ -180,6 +183,11 @@ class Game:
                     self._notice(EventKind.ARM_RESTARTED, resume=self.resume_command)
                     self._save()
                     raise
+                except ServoHotError as error:  # a pause, not a crash: the game goes on once the servo has cooled
+                    self.log.stopped = str(error)
+                    self._notice(EventKind.SERVO_HOT, detail=str(error).capitalize(), resume=self.resume_command)
+                    self._save()
+                    return self.log
             elif not self._person_turn():
                 self.log.stopped = self._why_stopped()
                 if self._save():
@@ -221,7 +229,7 @@ class Game:
     def _apply(self, column: int) -> None:
         self.position = self.position.play(column)
         self.log.moves.append(column)
-        self.watcher.known_board = self.position.to_array()
+        self.watcher.know(self.position.to_array())  # the frame that showed it teaches the colours
         if self.on_move is not None and self.watcher.last_frame is not None and self.watcher.last_reading is not None:
             self.on_move(len(self.log.moves), self.watcher.last_frame, self.watcher.last_reading)
 

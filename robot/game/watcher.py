@@ -11,6 +11,12 @@ but the game knows more: given a frame of the empty board (`set_empty_reference`
 (vision.unchanged); its unsure reading (empty, or a disc the room behind may be) is read sure and empty before the
 stabiliser sees it. A disc the game knows that reads gone while its hole does not look as on the empty board is
 behind something (a dark sleeve): its hole is read covered.
+
+The disc colours are learnt from the whole game (vision.colour_model): every board the game comes to know (`know`,
+after the camera confirmed a move) teaches each player's colour from the frame that showed it, and the next frames
+are read with the colours learnt. A frame whose light has moved past those colours (vision.stale_colours) is
+re-learnt from the discs the game knows in it; where the game knows none to learn from, the change of light is
+named (`notify`, EventKind.LIGHT_CHANGED), as are colours too close to tell apart (COLOURS_TOO_CLOSE).
 """
 
 from __future__ import annotations
@@ -20,11 +26,15 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from robot.game.events import EventKind
 from vision import BoardReading, Stabiliser, read
 from vision.cameras import Camera
+from vision.colour_model import ColourModel
 from vision.hole_samples import face_colour, sample_holes
 from vision.localise import BoardNotFoundError, locate_board
+from vision.moves import players_grid
 from vision.reading import COVERED_BOARD
+from vision.stale_colours import STALE_COLOURS
 from vision.unchanged import cover_unproven_removals, reference_patches, trust_unchanged_empties
 
 # Frames of the empty board taken for its reference: their mean lowers the reference's own noise.
@@ -45,10 +55,11 @@ class BoardUnseenError(TimeoutError):
 class BoardWatcher:
     """Turns camera frames into stable readings in players' values (1 the first player, 2 the second).
 
-    `colours` are the reference disc colours (BGR) of the first and the second player, from calibration.
-    `frame_observer` (set by `Game.watch`) is called with each frame and its reading (a live view, a recording).
-    `known_board` (players' values, row 0 at the bottom; set by the game) is the board the game knows; with an
-    empty reference its empty holes that have not changed since are read as sure.
+    `colours` are the reference disc colours (BGR) of the first and the second player, from calibration (None: the
+    first moves teach them). `frame_observer` (set by `Game.watch`) is called with each frame and its reading (a
+    live view, a recording). `known_board` (players' values, row 0 at the bottom; given by the game through `know`)
+    is the board the game knows; with an empty reference its empty holes that have not changed since are read as
+    sure. `notify(kind, **params)` (set by the game) names what the person should know of the colours and the light.
     """
 
     def __init__(
@@ -62,7 +73,7 @@ class BoardWatcher:
         self.camera = camera
         self.shape = shape
         self.corners = corners
-        self.colours = colours
+        self.colour_model = ColourModel(shape, calibrated=colours)
         self.stabiliser = Stabiliser(frames_needed=stable_frames)
         self.last_frame: np.ndarray | None = None
         self.last_reading: BoardReading | None = None
@@ -70,6 +81,41 @@ class BoardWatcher:
         self.known_board: np.ndarray | None = None
         self.empty_reference: np.ndarray | None = None
         self.face: tuple[int, int, int] | None = None
+        self.notify: Callable[..., None] | None = None
+        self._named: set[str] = set()  # what was named and still holds: said once, not every frame
+        self._relearnt_at: np.ndarray | None = None  # the known board the colours were last re-learnt at
+
+    @property
+    def colours(self) -> tuple[tuple[int, int, int], tuple[int, int, int]] | None:
+        """The players' disc colours the next frames are read with (BGR, the first player's first), None while
+        neither calibration nor the game has shown both."""
+        return self.colour_model.colours()
+
+    def know(self, board: np.ndarray) -> None:
+        """The board the game now knows (players' values, row 0 at the bottom): its colours are learnt from the
+        frame that showed it (the last one read), but for holes covered or read otherwise there."""
+        self.known_board = np.asarray(board)
+        frame, reading = self.last_frame, self.last_reading
+        if frame is None or reading is None or not reading.is_board_found:
+            return
+        moved = STALE_COLOURS in reading.problems  # the light of this frame replaces the colours learnt before
+        self.colour_model.learn(frame, reading.corners, self.known_board, self._unlike_known(reading), relearn=moved)
+        problem = self.colour_model.separation_problem()
+        if problem is not None:
+            self._name(EventKind.COLOURS_TOO_CLOSE, detail=problem[0].upper() + problem[1:] + ".")
+        else:
+            self._named.discard(EventKind.COLOURS_TOO_CLOSE)
+
+    def _unlike_known(self, reading: BoardReading) -> np.ndarray:
+        """(rows, cols) bool: the holes whose pixels do not show what the game knows there (covered, read otherwise)."""
+        covered = np.zeros(self.shape, bool) if reading.covered is None else reading.covered
+        return covered | (players_grid(self.known_board, reading.grid) != self.known_board)
+
+    def _name(self, kind: EventKind, **params: object) -> None:
+        """Tell the game once, until it no longer holds."""
+        if kind not in self._named and self.notify is not None:
+            self.notify(kind, **params)
+        self._named.add(kind)
 
     def set_empty_reference(self, frames: Sequence[np.ndarray]) -> None:
         """Remember how the empty board looks: a few frames of it, nothing in front, in the light of the game (only
@@ -84,10 +130,33 @@ class BoardWatcher:
         """The reader's reading of `frame`, its unsure holes read sure and empty where the game knows them empty and
         they look as they did on the empty board, and known discs read gone covered where they do not."""
         reading = read(frame, self.shape, self.corners, self.colours, self.face, known=self.known_board)
+        if STALE_COLOURS in reading.problems:
+            reading = self._relearnt(frame, reading)
+        else:
+            self._named.discard(EventKind.LIGHT_CHANGED)
         if self.empty_reference is None or self.known_board is None:
             return reading
         reading = trust_unchanged_empties(reading, frame, self.corners, self.known_board == 0, self.empty_reference)
         return cover_unproven_removals(reading, frame, self.corners, self.known_board != 0, self.empty_reference)
+
+    def _relearnt(self, frame: np.ndarray, reading: BoardReading) -> BoardReading:
+        """A frame in light the colours no longer fit (the reading was checked against the frame's own colours):
+        the colours re-learnt from the discs the game knows in it, once per board the game knows (later frames in
+        that light are checked as this one was), and the frame read again with them; where the game knows no disc
+        of a player in view, the change of light is named and the checked reading stands."""
+        known = self.known_board
+        if known is None:
+            return reading
+        if self._relearnt_at is not None and np.array_equal(self._relearnt_at, known):
+            return reading
+        unlike = self._unlike_known(reading)
+        if not all((known[~unlike] == player).any() for player in (1, 2)):
+            self._name(EventKind.LIGHT_CHANGED)
+            return reading
+        self.colour_model.learn(frame, reading.corners, known, unlike, relearn=True)
+        self._relearnt_at = known.copy()
+        self._named.discard(EventKind.LIGHT_CHANGED)
+        return read(frame, self.shape, self.corners, self.colours, self.face, known=known)
 
     def look(self, timeout_s: float) -> BoardReading:
         """The next reading that stays the same over several frames. Raises BoardUnseenError after `timeout_s`."""

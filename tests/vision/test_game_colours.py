@@ -1,0 +1,107 @@
+"""The game's watcher reads with colours learnt from every disc the game knows (issue 37 items 1 and 2): a pale
+calibration sample is outvoted by the game's discs, light that drifts is re-learnt from the known discs or named,
+and colours too close to tell apart are named."""
+
+from __future__ import annotations
+
+import numpy as np
+from conftest import RED_BGR, YELLOW_BGR, Scene, random_game_grid, render_board
+
+from robot.game.events import EventKind
+from robot.game.watcher import BoardWatcher
+from vision.degrade import DRIFTS
+from vision.reliability import SURE
+
+
+class FrameList:
+    """A camera showing the frames it is given, the last one again once they run out."""
+
+    def __init__(self, frames: list[np.ndarray]) -> None:
+        self.frames = frames
+        self.given = 0
+
+    def show(self, frames: list[np.ndarray]) -> None:
+        self.frames, self.given = frames, 0
+
+    def read(self) -> np.ndarray:
+        frame = self.frames[min(self.given, len(self.frames) - 1)]
+        self.given += 1
+        return frame
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    def __enter__(self) -> FrameList:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def _watcher(frame: np.ndarray, corners: np.ndarray, colours) -> tuple[BoardWatcher, list]:
+    said: list = []
+    watcher = BoardWatcher(FrameList([frame]), (6, 7), corners, colours)
+    watcher.notify = lambda kind, **params: said.append((kind, params))
+    return watcher, said
+
+
+def _sure_wrong(reading, grid: np.ndarray) -> int:
+    return int(((reading.grid != grid) & (reading.confidence >= SURE)).sum())
+
+
+def test_the_game_s_discs_outvote_a_pale_calibration_sample() -> None:
+    scene = Scene(noise_sigma=3.0, light_gradient=0.2, seed=21)
+    before, after = random_game_grid(10, seed=21), random_game_grid(11, seed=21)
+    frame, corners = render_board(before, scene)
+    pale_yellow = (150, 215, 225)  # a speckled disc sampled near an empty hole's white
+    watcher, said = _watcher(frame, corners, (RED_BGR, pale_yellow))
+    assert watcher.colours == (RED_BGR, pale_yellow)
+    watcher.look(5.0)
+    watcher.know(before)
+    learnt = np.array(watcher.colours[1])
+    assert np.abs(learnt - YELLOW_BGR).max() < np.abs(np.subtract(pale_yellow, YELLOW_BGR)).max() / 2
+    watcher.camera.show([render_board(after, scene)[0]])
+    reading = watcher.look(5.0)
+    assert (reading.grid == after).all() and said == []
+
+
+def test_drifting_light_is_relearnt_from_the_known_discs() -> None:
+    scene = Scene(noise_sigma=3.0, light_gradient=0.2, seed=22)
+    before, after = random_game_grid(12, seed=22), random_game_grid(13, seed=22)
+    frame, corners = render_board(before, scene)
+    for drift in ("exposure +30%", "warm light", "cool light", "exposure -30%"):
+        watcher, said = _watcher(frame, corners, (RED_BGR, YELLOW_BGR))
+        watcher.look(5.0)
+        watcher.know(before)
+        watcher.camera.show([DRIFTS[drift](render_board(after, scene)[0])])
+        reading = watcher.look(5.0)
+        assert (reading.grid == after).all() and _sure_wrong(reading, after) == 0, drift
+        assert said == [], f"{drift}: the known discs were there to re-learn from"
+    assert watcher.colours != (RED_BGR, YELLOW_BGR), "the colours followed the light"
+
+
+def test_light_that_moved_with_no_known_disc_to_learn_from_is_named_once() -> None:
+    scene = Scene(noise_sigma=3.0, seed=23)
+    empty = np.zeros((6, 7), np.int8)
+    first = random_game_grid(1, seed=23)
+    frame, corners = render_board(empty, scene)
+    watcher, said = _watcher(frame, corners, (RED_BGR, YELLOW_BGR))
+    watcher.look(5.0)
+    watcher.know(empty)
+    watcher.camera.show([DRIFTS["exposure +30%"](render_board(first, scene)[0])])
+    for _ in range(2):
+        reading = watcher.look(5.0)
+        assert _sure_wrong(reading, first) == 0
+    assert said == [(EventKind.LIGHT_CHANGED, {})]
+
+
+def test_colours_too_close_are_named_when_the_game_learns_them() -> None:
+    grid = random_game_grid(10, seed=24)
+    alike = (RED_BGR, (42, 42, 196))
+    frame, corners = render_board(grid, Scene(disc_bgr=alike, seed=24))
+    watcher, said = _watcher(frame, corners, alike)
+    watcher.look(5.0)
+    watcher.know(grid)
+    watcher.know(grid)
+    assert [kind for kind, _ in said] == [EventKind.COLOURS_TOO_CLOSE]
+    assert said[0][1]["detail"].startswith("The two players' discs look alike")
