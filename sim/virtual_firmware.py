@@ -11,7 +11,9 @@ serial code is tested end to end without hardware. Two protocols, like two board
   (`G1 ... F` -> `ok`/`error:N`, `?` status report, `$I`, M8/M9 suction, `!` hold, Ctrl-X reset).
   Positions are the tool's in the arm's base frame in mm; the tool is kept vertical
   (wrist_pitch = -(shoulder + elbow), as the uArm's parallelogram does) and the wrist servo angle
-  V is 90 + the wrist yaw in degrees.
+  V is 90 + the wrist yaw in degrees. GRBL drives Cartesian machines, whose tool never turns: with
+  that dialect the wrist keeps the tool's yaw where it was at the home pose (a gantry built with its
+  gripper square to the board), whatever the base's yaw.
 
 Faults can be injected (`Faults`): answers dropped or garbled, answers delayed, only noise, silence,
 and the port vanishing mid-move (optionally coming back after a while, as a USB glitch, or as a
@@ -153,6 +155,7 @@ class VirtualFirmware:
         self._sim_debt_s = 0.0
         self._suction_on = False
         self._base_from_world = self._arm_base_from_world()
+        self._gantry_yaw_rad = self._yaw_at(self.home_rad) if dialect == "grbl" else None
 
     # -- lifetime ---------------------------------------------------------------------------
 
@@ -380,6 +383,8 @@ class VirtualFirmware:
             values[3] = -(values[1] + values[2])
             values = np.clip(values, self.lower, self.upper)
             self.world.arm.set_joints(values)
+            if self._gantry_yaw_rad is not None:
+                values = self._square_to_gantry(values)
             return values
 
         for _ in range(6):
@@ -395,6 +400,34 @@ class VirtualFirmware:
                 jacobian[:, column] = (self._tool_mm() - (target_mm - error)) / 1e-4
             q[:3] += np.linalg.lstsq(jacobian, error, rcond=None)[0]
         return place(q)
+
+    def _tool_yaw(self) -> float:
+        """The tool's yaw in the arm's base frame, as the arm stands."""
+        _, orientation = self.world.tool_pose()
+        rotation = self._base_from_world[:3, :3] @ np.array(p.getMatrixFromQuaternion(orientation)).reshape(3, 3)
+        return math.atan2(rotation[1, 0], rotation[0, 0])
+
+    def _yaw_at(self, q: np.ndarray) -> float:
+        """The tool's yaw with the arm at `q` (the arm is put back where it stood)."""
+        standing = self.world.arm_joints()
+        self.world.arm.set_joints(q)
+        yaw = self._tool_yaw()
+        self.world.arm.set_joints(standing)
+        return yaw
+
+    def _square_to_gantry(self, q: np.ndarray) -> np.ndarray:
+        """`q` with the wrist's yaw turned so the tool's yaw is the gantry's (the tool is vertical: the wrist's
+        yaw turns the tool's yaw one for one, in the direction measured here)."""
+        q = q.copy()
+        for _ in range(2):
+            error = math.remainder(self._gantry_yaw_rad - self._tool_yaw(), 2 * math.pi)
+            nudged = q.copy()
+            nudged[-1] += 0.1
+            self.world.arm.set_joints(nudged)
+            gain = math.remainder(self._tool_yaw() - self._gantry_yaw_rad + error, 2 * math.pi) / 0.1
+            q[-1] = float(np.clip(q[-1] + error / (gain if abs(gain) > 0.5 else 1.0), self.lower[-1], self.upper[-1]))
+            self.world.arm.set_joints(q)
+        return q
 
     def _set_tool_mm(self, target_mm: np.ndarray) -> None:
         self._command(self._joints_for(target_mm, self._commanded()))

@@ -28,6 +28,7 @@ from pathlib import Path
 C4ROBOT = (sys.executable, "-c", "import sys; from robot.cli import main; sys.exit(main())")
 START_TIMEOUT_S = 90.0
 GAME_TIMEOUT_S = 900.0
+STOP_TIMEOUT_S = 30.0  # from Ctrl-C to the end of `play` (its log saved, the arm stopped)
 STALE_READ_S = 0.03  # a read faster than this came out of a buffer, not from the camera (10 frames a second)
 STALE_READS = 4
 COVERED_WORDS = ("in front of", "cover", "hand")  # an event about something before the board (the hand may linger)
@@ -176,7 +177,11 @@ def play_at_terminal(
                     terminal.questions.append(question)
                     terminal.transcript += "\n"
                     os.write(leader, (answer(question) + "\n").encode())
-        terminal.status = process.wait(30.0)
+        stopping_by = time.monotonic() + STOP_TIMEOUT_S
+        while process.poll() is None and time.monotonic() < stopping_by:  # drained: a full pipe would block its exit
+            if select.select([process.stdout], [], [], 0.2)[0]:
+                terminal.transcript += os.read(process.stdout.fileno(), 65536).decode(errors="replace")
+        terminal.status = process.wait(1.0)
         terminal.transcript += process.stdout.read().decode(errors="replace")
     finally:
         if process.poll() is None:

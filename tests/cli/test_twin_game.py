@@ -40,17 +40,7 @@ def _enough_or_wrong(twin: TwinProcess) -> bool:
     return len(agreements) >= MOVES or not all(agreements) or len(twin.moves) > MOVES + 1
 
 
-NO_WRIST = (
-    "GRBL has no wrist axis: on the c4arm the disc arrives turned by the base's yaw and rests on the funnel, while "
-    "the driver and the planner accept a plan the controller cannot carry out (issue 34's report)"
-)
-
-
-@pytest.mark.slow  # passes in the working tree; on a fresh clone's CI run the game outlived its Ctrl-C: unsolved
-@pytest.mark.parametrize(
-    "protocol",
-    ["joint", "uarm", pytest.param("grbl", marks=pytest.mark.xfail(strict=True, reason=NO_WRIST)), "feetech"],
-)
+@pytest.mark.parametrize("protocol", ["joint", "uarm", "grbl", "feetech"])
 def test_a_few_moves_through_the_real_path(protocol: str, tmp_path: Path, fresh_stream: None) -> None:
     log_path = tmp_path / "game.json"
     serve = [

@@ -159,6 +159,21 @@ def test_gcode_arm_plays_a_column(world: World, planner, dialect: str) -> None:
     assert _landed(world, 4)
 
 
+@pytest.mark.parametrize("column", [0, 6])
+def test_a_grbl_machine_keeps_its_tool_square_so_the_end_columns_take_the_disc(
+    world: World, planner, column: int
+) -> None:
+    """GRBL drives Cartesian machines: the tool does not turn with the base's yaw, and the disc still goes into the
+    slot at either end of the board (where the base turns most)."""
+    with VirtualFirmware(world, "gcode", "grbl", time_scale=TIME_SCALE) as firmware:
+        home_yaw = firmware._tool_yaw()
+        config = _config(firmware.port, protocol="gcode", gcode_dialect="grbl", reply_timeout_s=1.0)
+        with GcodeArm(config, planner.chain) as arm:
+            play_column(arm, planner, column, go_home=False)
+            assert abs(firmware._tool_yaw() - home_yaw) < 0.01
+    assert _landed(world, column)
+
+
 def test_grbl_arm_asks_the_controller_after_a_lost_answer(world: World, planner) -> None:
     """A lost `ok` is settled by the controller's own position, not by a timeout or a resend."""
     faults = Faults(drop_replies=frozenset({3, 6}))
