@@ -81,7 +81,7 @@ MESSAGES: dict[EventKind, str] = {
     EventKind.BOARD_DISAGREES: "The camera's board differs from the world's in {count} cell(s).",
     EventKind.LIGHT_CHANGED: "The light changed: looking again.",
     EventKind.COLOURS_TOO_CLOSE: "{detail}",
-    EventKind.SERVO_HOT: "{detail}",
+    EventKind.SERVO_HOT: "{detail}. The game is saved and paused: once the arm has cooled, run `{resume}`.",
     EventKind.WALKED_AWAY: "You seem to have walked away ({why}): {outcome}",
     EventKind.LOG_KEPT_ASIDE: (
         "The game in {path} was not finished: it is kept as {kept} (`c4robot play --resume --log {kept}` goes on "

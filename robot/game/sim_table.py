@@ -26,6 +26,7 @@ from robot.game.log import GameLog
 from robot.game.loop import BoardWatcher, Game, GameSettings
 from robot.game.opponents import Opponent, TypedOpponent, parse_opponent
 from robot.game.recorder import Recorder
+from robot.game.sim_servo_arm import SimServoArm, is_servo_bus
 from robot.game.watcher import EMPTY_REFERENCE_FRAMES
 from sim.person import Habits, Linger, Person
 from vision import MoveEvent, MoveKind
@@ -195,7 +196,9 @@ class SimGame:
     "varied" or "hard", see `sim.room`); a calibration file made with `c4robot calibrate ... --sim` replaces the
     sections it has. The person's hand has the room's habits (`sim.person.Habits.for_room`: lingering and covering
     holes in the varied and hard rooms, a quick drop in the plain one); `lingers` asks for a turn's linger exactly,
-    `mischief` for what people do wrong (see `SimTable`).
+    `mischief` for what people do wrong (see `SimTable`). An `[arm]` section for a Feetech servo bus in the file
+    puts the project's Feetech driver and a virtual servo bus between the game and the SO-101
+    (`robot.game.sim_servo_arm`); otherwise the game moves the world's arm directly (`SimArm`).
     """
 
     def __init__(
@@ -216,15 +219,24 @@ class SimGame:
         board_pose = (config.board_x_mm / 1000.0, config.board_y_mm / 1000.0, math.radians(config.board_yaw_deg))
         world_config = WorldConfig(arm=ArmMount.named(config.arm)).with_board_pose(*board_pose)
         self.world = World(world_config, seed=seed, gui=config.gui)
+        self.servo_arm = None
         try:
             self.room = room_for(config.room, seed)
             furnish(self.world, self.room)
             person = parse_opponent(config.opponent, random.Random(config.seed), input, tell)
             hand = Person(self.world, Habits.for_room(config.room, seed), np.random.default_rng([seed, 41]))
-            self.table = SimTable(
-                self.world, SimArm(self.world), sim_planner(self.world), person, robot_first, mischief, hand, lingers
-            )
             setup = sim_calibration(self.world, config.calibration)
+            arm, planner = SimArm(self.world), sim_planner(self.world)
+            if is_servo_bus(setup.arm):
+                if config.arm != "so101":
+                    raise ValueError(
+                        f"the [arm] section of {config.calibration} drives a Feetech servo bus (an SO-100 / SO-101): "
+                        "play it with --arm so101"
+                    )
+                self.servo_arm = SimServoArm(self.world, setup.arm)
+                arm = self.servo_arm.arm
+                planner = sim_planner(self.world, dataclasses.replace(self.servo_arm.config, urdf_path=None))
+            self.table = SimTable(self.world, arm, planner, person, robot_first, mischief, hand, lingers)
             colours = (setup.colours.robot_bgr, setup.colours.person_bgr)
             self.recorder = (
                 Recorder(config.record, png_frames=config.record_png, wide_view=True) if config.record else None
@@ -240,6 +252,7 @@ class SimGame:
             # empty and that still look so are empty (a resumed game's discs are put back after this).
             self.watcher.set_empty_reference([self.world.render_camera() for _ in range(EMPTY_REFERENCE_FRAMES)])
         except BaseException:
+            self._close_arm()
             self.world.close()
             raise
         self.tell = tell
@@ -274,4 +287,10 @@ class SimGame:
             self.film.close()
         if self.recorder is not None:
             self.recorder.close()
+        self._close_arm()
         self.world.close()
+
+    def _close_arm(self) -> None:
+        if self.servo_arm is not None:
+            self.servo_arm.close()
+            self.servo_arm = None

@@ -4,7 +4,8 @@ The packets are in `feetech_wire` (with where every address and the checksum rul
 exchange in `feetech_link`, what is checked and set at connect in `feetech_servos`. Joint angles map to
 servo ticks through each joint's calibration: the tick count at angle 0 (its middle) and its direction.
 A trajectory is streamed as goal positions of all arm joints in one broadcast SYNC WRITE every
-`stream_period_s`, paced by the wall clock.
+`stream_period_s`, paced by the driver's clock: the wall clock on a real bus, the world's time on the
+simulation's virtual bus (`sim.twin_bus`), where the servos move only while the host waits.
 
 It keeps the driver contract of `robot.arm.interface`. A broadcast gets no answer, so after each one
 the driver reads every servo's torque-enable and goal registers back in one SYNC READ, the gripper's
@@ -24,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -33,6 +33,7 @@ import numpy as np
 from robot.arm import Arm, ArmCommandError, ArmConfig, ArmStatus, SerialConfig
 from robot.arm.drivers import feetech_servos as servos
 from robot.arm.drivers import feetech_wire as wire
+from robot.arm.drivers.feetech_clock import Clock, ClockDeadline, WallClock
 from robot.arm.drivers.feetech_link import ServoLink
 from robot.arm.drivers.serial_link import Deadline
 from robot.arm.trajectory import JointTrajectory
@@ -99,10 +100,11 @@ SO101_LAYOUT = FeetechLayout.from_settings(SerialConfig())
 
 
 class FeetechArm(Arm):
-    """A Feetech servo bus arm; the layout says which servo is which joint."""
+    """A Feetech servo bus arm; the layout says which servo is which joint, the clock how time goes (`WallClock`)."""
 
-    def __init__(self, config: ArmConfig, layout: FeetechLayout | None = None) -> None:
+    def __init__(self, config: ArmConfig, layout: FeetechLayout | None = None, clock: Clock | None = None) -> None:
         self.config = config
+        self.clock = clock or WallClock()
         self.settings = config.serial
         self.layout = layout or FeetechLayout.from_settings(config.serial)
         self.dof = len(self.layout.joints)
@@ -232,7 +234,7 @@ class FeetechArm(Arm):
             self.bus.write(servo_id, wire.TORQUE_ENABLE, bytes([int(on)]))
 
     def _wait_arrived(self, goals: dict[int, int], timeout_s: float) -> None:
-        deadline = Deadline(timeout_s)
+        deadline = ClockDeadline(self.clock, timeout_s)
         while True:
             present = self._present(tuple(goals))
             short = {i: p.position for i, p in present.items() if abs(p.position - goals[i]) > ARRIVED_TICKS}
@@ -243,7 +245,7 @@ class FeetechArm(Arm):
                 self._explain_standing(standing[0], short[standing[0]], goals[standing[0]])
             if deadline.is_expired:
                 raise TimeoutError(f"arm on {self.port} did not arrive in {timeout_s:.1f} s: check for a blocked joint")
-            time.sleep(POLL_S)
+            self.clock.sleep(POLL_S)
 
     def _explain_standing(self, servo_id: int, present: int, goal: int) -> None:
         """A servo that stopped short of its goal: its limits changed behind our back, or something blocks it."""
@@ -272,7 +274,7 @@ class FeetechArm(Arm):
         where it stands. Still pushing hard after that is overloaded, an ArmCommandError."""
         gripper = self.layout.gripper_id
         self.bus.write(gripper, wire.GOAL_POSITION, wire.word(self.layout.gripper_closed))
-        deadline, last = Deadline(SETTLE_MARGIN_S), None
+        deadline, last = ClockDeadline(self.clock, SETTLE_MARGIN_S), None
         while True:
             state = self._present((gripper,))[gripper]
             present = state.position
@@ -283,10 +285,10 @@ class FeetechArm(Arm):
             if deadline.is_expired:
                 raise TimeoutError(f"the gripper on {self.port} did not close in {SETTLE_MARGIN_S:.0f} s")
             last = present
-            time.sleep(POLL_S)
+            self.clock.sleep(POLL_S)
         if sense is servos.GripSense.HOLDING:
             self.bus.write(gripper, wire.GOAL_POSITION, wire.word(present))
-            time.sleep(POLL_S)
+            self.clock.sleep(POLL_S)
             load = self._present((gripper,))[gripper].load
             if load >= servos.OVERLOADED_LOAD:
                 raise ArmCommandError(
@@ -298,9 +300,9 @@ class FeetechArm(Arm):
     def _open_gripper(self) -> None:
         gripper = self.layout.gripper_id
         self.bus.write(gripper, wire.GOAL_POSITION, wire.word(self.layout.gripper_open))
-        deadline = Deadline(SETTLE_MARGIN_S)
+        deadline = ClockDeadline(self.clock, SETTLE_MARGIN_S)
         while self._present((gripper,))[gripper].moving and not deadline.is_expired:
-            time.sleep(POLL_S)
+            self.clock.sleep(POLL_S)
 
     # -- Arm -------------------------------------------------------------------------------
 
@@ -324,9 +326,9 @@ class FeetechArm(Arm):
         times, points = trajectory.sample(self.settings.stream_period_s)
 
         def motion() -> None:
-            started = time.monotonic()
+            started = self.clock.now_s()
             for t, q in zip(times[1:], points[1:], strict=True):
-                time.sleep(max(0.0, started + t - time.monotonic()))
+                self.clock.sleep(started + t - self.clock.now_s())
                 self._sync_goals(self._ticks(q))
             self._wait_arrived(self._ticks(points[-1]), SETTLE_MARGIN_S)
 
@@ -370,7 +372,7 @@ class FeetechArm(Arm):
         )
 
     def now_s(self) -> float:
-        return time.monotonic()
+        return self.clock.now_s()
 
     def wait(self, duration_s: float) -> None:
-        time.sleep(max(0.0, duration_s))
+        self.clock.sleep(duration_s)
