@@ -15,9 +15,11 @@ Stored as a `Book` with `weak` set (engine/early_book.npz, the opening book's fo
 from __future__ import annotations
 
 import multiprocessing
+import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -35,8 +37,13 @@ from engine.book import (
 )
 from engine.position import Position, centre_first
 
+if TYPE_CHECKING:
+    from engine.solver import Solver
+
 EARLY_BOOK_PATH = Path(__file__).with_name("early_book.npz")
 SIBLINGS_PER_JOB = 7  # the positions after one parent share a worker, and much of their solves in its table
+CHECK_SAMPLE = 8  # parent positions each build solves directly, to check its derived outcomes
+CHECK_TABLE_MB = 64.0
 
 
 def positions_by_ply(depth: int, width: int = 7, height: int = 6) -> list[dict[int, str]]:
@@ -56,17 +63,22 @@ def positions_by_ply(depth: int, width: int = 7, height: int = 6) -> list[dict[i
     return layers
 
 
-def _keep_one(job: tuple[str, int, int]) -> tuple[str, int, int]:
-    """(moves, outcome, column keeping it; -1 for a loss) of one position, weakly solved in a worker."""
+def keeping_solve(solver: Solver, job: tuple[str, int, int]) -> tuple[str, int, int]:
+    """(moves, outcome, column keeping it; -1 for a loss) of one job (moves, width, height), weakly solved."""
     moves, width, height = job
     position = Position.from_moves(moves, width, height)
-    solved = worker_solver().solve(position, weak=True)
+    solved = solver.solve(position, weak=True)
     if solved.score < 0:
         return moves, solved.score, -1
     if solved.column is not None:
         return moves, solved.score, solved.column
-    found = perfect_move(position, lambda p: worker_solver().solve(p, weak=True).score)
+    found = perfect_move(position, lambda p: solver.solve(p, weak=True).score)
     return moves, solved.score, found.column
+
+
+def _keep_one(job: tuple[str, int, int]) -> tuple[str, int, int]:
+    """keeping_solve in a worker process of the local pool, with that process's solver."""
+    return keeping_solve(worker_solver(), job)
 
 
 def _keeping_move(position: Position, outcomes: dict[int, tuple[int, int]]) -> tuple[int, int]:
@@ -98,12 +110,18 @@ def build_early_book(
     width: int = 7,
     height: int = 6,
     on_progress: Callable[[int, int, float], None] | None = None,
+    scheduler: Any = None,
+    check_sample: int = CHECK_SAMPLE,
 ) -> Book:
     """Weakly solve every position of `depth` plies (resuming from `work_path`), derive the shallower ones,
-    and write the won and drawn ones with a value-keeping move to `out_path` as a weak book.
+    check them (check_against_parents) and write the won and drawn ones with a value-keeping move to
+    `out_path` as a weak book.
 
-    `on_progress(done, total, positions_per_s)` follows the solves, central lines first (_off_centre),
-    the positions after one parent together. Raises ValueError for a depth below 0.
+    The solves run in `processes` local worker processes, or on the Dask cluster at `scheduler` (an
+    address or a distributed Client: engine.cluster_solves). `on_progress(done, total, positions_per_s)`
+    follows them, central lines first (_off_centre), the positions after one parent together. The work
+    file is written every few seconds and when the build stops for any reason. Raises ValueError for a
+    depth below 0 or solves that disagree with the check, ClusterError when the cluster fails.
     """
     if depth < 0:
         raise ValueError(f"early book depth {depth} is negative: give 0 or more plies")
@@ -114,9 +132,14 @@ def build_early_book(
         ((moves, width, height) for key, moves in deepest.items() if key not in done),
         key=lambda job: (_off_centre(job[0][:-1], width), job[0]),
     )
+    if scheduler is None:
+        solves = _solves_on_this_machine(jobs, processes)
+    else:
+        from engine.cluster_solves import solves_on_cluster
+
+        solves = solves_on_cluster(keeping_solve, jobs, scheduler)
     started = last_save = time.perf_counter()
-    with multiprocessing.get_context("spawn").Pool(processes) as pool:
-        solves = pool.imap_unordered(_keep_one, jobs, chunksize=SIBLINGS_PER_JOB)
+    try:
         for solved_now, (moves, outcome, column) in enumerate(solves, start=1):
             position = Position.from_moves(moves, width, height)
             key = canonical_key(position)
@@ -130,13 +153,17 @@ def build_early_book(
             if time.perf_counter() - last_save > SAVE_EVERY_S:
                 write_work(work_path, done, width, height)
                 last_save = time.perf_counter()
-    write_work(work_path, done, width, height)
+    finally:
+        solves.close()
+        write_work(work_path, done, width, height)
     outcomes = {key: done[key] for key in deepest}
     for layer in reversed(layers[:depth]):
         for key, moves in layer.items():
             position = Position.from_moves(moves, width, height)
             outcome, column = _keeping_move(position, outcomes)
             outcomes[key] = (outcome, oriented(column, position, key))
+    previous = load_book(out_path) if out_path.is_file() else None
+    check_against_parents(layers, outcomes, width, height, previous, check_sample)
     kept = sorted(key for key, (outcome, _) in outcomes.items() if outcome >= 0)
     keys = np.array(kept, dtype=np.uint64)
     scores = np.array([outcomes[key][0] for key in kept], dtype=np.int8)
@@ -144,6 +171,64 @@ def build_early_book(
     book = Book(width, height, depth, keys, scores, columns, weak=True)
     save_book(out_path, book)
     return book
+
+
+def _solves_on_this_machine(jobs: list[tuple[str, int, int]], processes: int) -> Iterator[tuple[str, int, int]]:
+    with multiprocessing.get_context("spawn").Pool(processes) as pool:
+        yield from pool.imap_unordered(_keep_one, jobs, chunksize=SIBLINGS_PER_JOB)
+
+
+def check_against_parents(
+    layers: list[dict[int, str]],
+    outcomes: dict[int, tuple[int, int]],
+    width: int,
+    height: int,
+    previous: Book | None,
+    sample: int = CHECK_SAMPLE,
+) -> None:
+    """Raise ValueError where the outcomes a build derived disagree with what is known without its solves:
+    the `previous` book's (the one it replaces, if a weak one of this board), on every position it covers
+    or holds, and a direct weak solve of `sample` seeded positions of the ply above the deepest. Wrong
+    results from a worker (or a damaged or mixed-up work file) show there before a book is written."""
+    wrong = [
+        moves for key, moves, outcome in _known_outcomes(layers, width, height, previous) if outcomes[key][0] != outcome
+    ]
+    depth = len(layers) - 1
+    if depth > 0 and sample > 0:
+        from engine.solver import Solver
+
+        solver = Solver(CHECK_TABLE_MB)
+        above = sorted(layers[depth - 1].items())
+        for key, moves in random.Random(0).sample(above, min(sample, len(above))):
+            solver.clear()
+            if solver.solve(Position.from_moves(moves, width, height), weak=True).score != outcomes[key][0]:
+                wrong.append(moves)
+    if wrong:
+        raise ValueError(
+            f"the build's outcomes disagree with {len(wrong)} known position(s), e.g. after moves {wrong[0]!r}: "
+            "a worker's results are wrong; no book written, the work file kept for a look"
+        )
+
+
+def _known_outcomes(
+    layers: list[dict[int, str]], width: int, height: int, previous: Book | None
+) -> Iterator[tuple[int, str, int]]:
+    """(key, moves, outcome) of every position of `layers` the previous book covers or holds."""
+    if (
+        previous is None
+        or not previous.weak
+        or (previous.width, previous.height) != (width, height)
+        or not len(previous)
+    ):
+        return
+    for ply, layer in enumerate(layers):
+        keys = np.fromiter(layer, dtype=np.uint64, count=len(layer))
+        index = np.minimum(np.searchsorted(previous.keys, keys), len(previous) - 1)
+        held = previous.keys[index] == keys
+        known = np.where(held, previous.scores[index], -1)
+        for (key, moves), outcome, is_held in zip(layer.items(), known.tolist(), held.tolist(), strict=True):
+            if is_held or ply <= previous.depth:
+                yield key, moves, outcome
 
 
 def add_solved(work_path: Path, book_path: Path = EARLY_BOOK_PATH) -> tuple[Book, int]:

@@ -35,10 +35,11 @@ def test_book_depths_reach_past_the_shipped_early_book_but_stop_at_the_limit(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     parser = build_parser()
-    assert parser.parse_args(["book", "early", "--depth", "9"]).depth == 9
-    assert main(["book", "early", "--depth", "11"]) == 2
+    assert parser.parse_args(["book", "early", "--depth", "11"]).depth == 11
+    assert parser.parse_args(["book", "build", "--depth", "14"]).depth == 14  # the shipped opening book's
+    assert main(["book", "early", "--depth", "13"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "11 is out of range: give 1 to 10" in err
+    assert err.count("\n") == 1 and "13 is out of range: give 1 to 12" in err
 
 
 def test_adding_solved_positions_to_a_book_reports_the_count_or_one_sentence(

@@ -22,7 +22,8 @@ BUDGET_GAMES_PER_ROUND = 2  # one with the robot first, one second
 BUDGET_OPPONENT_S = 0.05  # the opponents only make the games varied: their speed does not matter
 MIN_SIZE, MAX_WIDTH, MAX_HEIGHT = 4, 9, 9  # move strings are digits: at most 9 columns
 MAX_OPENING_PLIES = 30  # random openings of up to 30 plies are found in milliseconds and leave a game to play
-MAX_BOOK_DEPTH = 10  # the 10th ply alone holds some 830,000 positions to solve: days of a desktop's cores
+MAX_BOOK_DEPTH = 14  # the shipped opening book's depth; its lines grow about 2.5x a ply past it
+MAX_EARLY_DEPTH = 12  # the early book's 11th ply is some 2.4 M positions, about 12 hours of two cores
 
 
 def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubParsersAction) -> None:
@@ -74,12 +75,15 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
         parents=[COMMON],
         help="a value-keeping move for every position of the first plies, for games off the robot's lines (resumable)",
     )
-    for action, work, out in ((build, "book-work.npz", "book.npz"), (early, "early-work.npz", "early_book.npz")):
+    for action, work, out, most in (
+        (build, "book-work.npz", "book.npz", MAX_BOOK_DEPTH),
+        (early, "early-work.npz", "early_book.npz", MAX_EARLY_DEPTH),
+    ):
         action.add_argument(
             "--depth",
-            type=bounded_int(1, MAX_BOOK_DEPTH),
+            type=bounded_int(1, most),
             default=4,
-            help="plies covered (default 4; the early book's 9 plies take about 4 hours of two cores)",
+            help="plies covered (default 4; the early book's 10th ply took about 4 hours of two cores)",
         )
         action.add_argument(
             "--processes", type=bounded_int(1, 64), default=2, help="worker processes (default 2, one per core)"
@@ -92,6 +96,11 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
         action="store_true",
         help="solve nothing: add the won and drawn positions the work file holds so far (a deeper ply's "
         "unfinished build) to the book, past its depth",
+    )
+    early.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="solve on the Dask cluster at ADDRESS (e.g. tcp://host:8786) instead of --processes (docs/cluster-book.md)",
     )
 
 
@@ -342,7 +351,10 @@ def run_book_build(args: argparse.Namespace) -> int:
         )
 
     build, default_out = (build_early_book, EARLY_BOOK_PATH) if early else (build_book, BOOK_PATH)
-    book = build(args.depth, work, Path(args.out) if args.out else default_out, args.processes, on_progress=progress)
+    cluster = {"scheduler": args.scheduler} if early else {}
+    book = build(
+        args.depth, work, Path(args.out) if args.out else default_out, args.processes, on_progress=progress, **cluster
+    )
     print(file=sys.stderr)
     what = "won or drawn positions with a value-keeping move" if early else "robot positions"
     print(f"book: {len(book)} {what} up to {book.depth} plies, built in {time.perf_counter() - started:.0f} s")
