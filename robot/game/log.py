@@ -18,8 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from calibration.store import remove_stale_temps, write_atomically
+from engine import Position
 from robot.game.events import GameEvent
+from vision.moves import players_grid
 
 LOG_VERSION = 2  # 2: events are objects (kind, columns, cells, message, time); 1: sentences, still read
 READ_VERSIONS = (1, 2)
@@ -47,7 +51,9 @@ class GameLog:
     """The record of a game, saved atomically after every move so `--resume` can continue it.
 
     `moves` are 0-based columns in play order; the file stores them as a 1-based move string.
-    `stopped` says why a game ended before its end (None while it runs or once it is over).
+    `stopped` says why a game ended before its end (None while it runs or once it is over). `unconfirmed` is the
+    column the arm let the robot's disc go over while the camera has not yet seen it land: a game stopped then (the
+    camera failed) counts it on `--resume` if the board shows it, and plays that turn again if not.
     """
 
     robot_first: bool
@@ -59,6 +65,7 @@ class GameLog:
     board_agreement: bool = True
     winner: str | None = None
     stopped: str | None = None
+    unconfirmed: int | None = None
     continues_file: bool = field(default=False, repr=False, compare=False)  # read from the file it saves to
 
     @property
@@ -90,7 +97,29 @@ class GameLog:
             "board_agreement": self.board_agreement,
             "events": [event.to_json() for event in self.events],
             **({"stopped": self.stopped} if self.stopped else {}),
+            **({"unconfirmed": self.unconfirmed + 1} if self.unconfirmed is not None else {}),
         }
+
+    def take_board(self, seen_grid: np.ndarray) -> None:
+        """Check the board the camera reads as a resumed game starts against the moves (`seen_grid`: 0 empty, 1 and
+        2 the two colours). A disc let go but unconfirmed counts when the board shows it, in whatever column it went,
+        and is forgotten when the board is as logged (the robot plays that turn again). RuntimeError when the board
+        is neither."""
+        position = Position.from_moves(self.move_string, width=self.cols, height=self.rows)
+        logged = position.to_array()
+        seen = players_grid(logged, seen_grid)
+        unconfirmed, self.unconfirmed = self.unconfirmed, None
+        if np.array_equal(seen, logged):
+            return
+        if unconfirmed is not None:
+            for column in position.legal_moves():
+                if np.array_equal(seen, position.play(column).to_array()):
+                    self.moves.append(column)
+                    return
+        raise RuntimeError(
+            "the board the camera sees is not the one in the game log: set it up as logged, or start a new game "
+            "without --resume"
+        )
 
     def save(self, path: Path) -> Path | None:
         """Write the log atomically: a crash mid-write leaves the previous log intact.
@@ -143,8 +172,16 @@ class GameLog:
         stopped = document.get("stopped")
         if stopped is not None and not isinstance(stopped, str):
             raise ValueError(f"stopped {_shown(stopped)} is not a sentence")
+        robot_first = _typed(document, "robot_first", bool)
+        unconfirmed = document.get("unconfirmed")
+        if unconfirmed is not None:
+            robots_turn = len(columns) % 2 == (0 if robot_first else 1)
+            if isinstance(unconfirmed, bool) or unconfirmed not in range(1, cols + 1) or not robots_turn:
+                raise ValueError(f"unconfirmed {_shown(unconfirmed)} is not a column of a robot's turn")
+            if columns.count(unconfirmed - 1) == rows:
+                raise ValueError(f"unconfirmed {_shown(unconfirmed)} is a full column")
         return cls(
-            robot_first=_typed(document, "robot_first", bool),
+            robot_first=robot_first,
             rows=rows,
             cols=cols,
             moves=columns,
@@ -153,6 +190,7 @@ class GameLog:
             board_agreement=_typed(document, "board_agreement", bool),
             winner=winner,
             stopped=stopped,
+            unconfirmed=None if unconfirmed is None else unconfirmed - 1,
             continues_file=True,
         )
 

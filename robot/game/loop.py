@@ -311,7 +311,10 @@ class Game:
         if truth is not None:
             landed = _new_disc_column(self.position.to_array(), truth)
         self.log.turns.append(RobotTurn(result.column, landed, vision_s, engine_s, arm_s))
+        if move.kind is MoveKind.MOVE:
+            self.log.unconfirmed = None
         if move.kind is not MoveKind.MOVE or move.column is None:
+            self._save()
             raise RuntimeError(
                 f"my disc for column {result.column + 1} did not show up on the board "
                 f"({move.message}); check the arm and the dispenser, then run `{self.resume_command}`"
@@ -341,6 +344,8 @@ class Game:
             try:
                 arm_s += self.table.robot_drop(column)
                 lost = f"my disc for column {column + 1} did not land in the board"
+                self.log.unconfirmed = column  # let go over the board: kept if the camera fails before it sees it
+                self._save()
             except DiscLostError as error:  # one that fell into a column is the camera's to find
                 lost = str(error)
             vision_started = time.perf_counter()

@@ -30,7 +30,6 @@ from robot.game.recorder import Recorder
 from robot.game.watcher import EMPTY_REFERENCE_FRAMES, BoardUnseenError
 from sim.config import DEFAULT_ARM_URDF
 from vision.cameras import Camera, open_camera
-from vision.moves import players_grid
 from vision.reliability import SURE
 
 ASK_EMPTY = (
@@ -159,7 +158,7 @@ class RealGame:
         previous: GameLog | None,
         resume_command: str | None = None,
     ) -> Game:
-        """A game on this table; a resumed game must see on the board what its log says."""
+        """A game on this table; a resumed game must see on the board what its log says (`GameLog.take_board`)."""
         board, colours = self.setup.board, self.setup.colours
         references = (colours.robot_bgr, colours.person_bgr)
         watcher = BoardWatcher(
@@ -170,13 +169,7 @@ class RealGame:
             settings.stable_frames,
         )
         if previous is not None:
-            seen = watcher.look(settings.look_timeout_s)
-            logged = Position.from_moves(previous.move_string, width=board.cols, height=board.rows).to_array()
-            if not np.array_equal(players_grid(logged, seen.grid), logged):
-                raise RuntimeError(
-                    "the board the camera sees is not the one in the game log: "
-                    "set it up as logged, or start a new game without --resume"
-                )
+            previous.take_board(watcher.look(settings.look_timeout_s).grid)
         else:
             learn_empty_board(watcher, settings.look_timeout_s, self.confirm)
         on_move = self.recorder.save_move if self.recorder else None
