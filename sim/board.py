@@ -16,7 +16,7 @@ import numpy as np
 import pybullet as p
 
 from sim.board_mesh import COLLISION_HOLE_SEGMENTS, VISUAL_HOLE_SEGMENTS, plate_obj
-from sim.config import BoardGeometry, BoardPose
+from sim.config import RGBA, BoardGeometry, BoardPose
 
 BOARD_BLUE = (0.08, 0.22, 0.72, 1.0)
 FUNNEL_LIP_THICKNESS_M = 0.002
@@ -70,15 +70,16 @@ def _box_parts(g: BoardGeometry) -> list[_Box]:
 class Board:
     """The board's static bodies in one PyBullet client, and the board frame's pose on the table."""
 
-    def __init__(self, client: int, geometry: BoardGeometry, pose: BoardPose) -> None:
+    def __init__(self, client: int, geometry: BoardGeometry, pose: BoardPose, colour: RGBA = BOARD_BLUE) -> None:
         self.client = client
+        self.colour = colour
         self.geometry = geometry
         self.pose = pose
         self._parts: list[tuple[int, np.ndarray, np.ndarray]] = []  # body, local position, local quaternion
         for box in _box_parts(geometry):
             collision = p.createCollisionShape(p.GEOM_BOX, halfExtents=box.half_extents, physicsClientId=client)
             visual = p.createVisualShape(
-                p.GEOM_BOX, halfExtents=box.half_extents, rgbaColor=BOARD_BLUE, physicsClientId=client
+                p.GEOM_BOX, halfExtents=box.half_extents, rgbaColor=colour, physicsClientId=client
             )
             self._add_part(
                 collision, visual, np.array(box.centre), np.array(p.getQuaternionFromEuler((box.tilt_rad, 0.0, 0.0)))
@@ -89,15 +90,19 @@ class Board:
             collision = p.createCollisionShape(
                 p.GEOM_MESH, fileName=collision_mesh, flags=p.GEOM_FORCE_CONCAVE_TRIMESH, physicsClientId=client
             )
-            visual = p.createVisualShape(
-                p.GEOM_MESH, fileName=visual_mesh, rgbaColor=BOARD_BLUE, physicsClientId=client
-            )
+            visual = p.createVisualShape(p.GEOM_MESH, fileName=visual_mesh, rgbaColor=colour, physicsClientId=client)
             self._add_part(collision, visual, np.zeros(3), np.array([0.0, 0.0, 0.0, 1.0]))
         self.set_pose(pose)
 
     def _add_part(self, collision: int, visual: int, position: np.ndarray, orientation: np.ndarray) -> None:
         body = p.createMultiBody(0.0, collision, visual, physicsClientId=self.client)
         self._parts.append((body, position, orientation))
+
+    def remove(self) -> None:
+        """Take the board's bodies out of the world (a board of another make takes its place)."""
+        for body, _, _ in self._parts:
+            p.removeBody(body, physicsClientId=self.client)
+        self._parts = []
 
     @property
     def body_ids(self) -> list[int]:

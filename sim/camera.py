@@ -2,7 +2,8 @@
 
 Frames are rendered with TinyRenderer (headless; OpenGL when the world has a GUI), then turned into
 what a webcam delivers: BGR uint8, with the white balance of a colour temperature, the room's light level
-and gradient (`light_field`), and Gaussian noise.
+and gradient (`light_field`), and Gaussian noise. A make's clear board, translucent discs and glare, which the
+renderer cannot draw, are composited in (`sim.finish`).
 `project` and `intrinsics` use the OpenCV convention (pixel centres at integer coordinates, x right,
 y down), so vision and calibration can compare their estimates with the truth.
 """
@@ -14,10 +15,12 @@ import math
 import numpy as np
 import pybullet as p
 
+from sim import finish
 from sim.config import CameraConfig
 
 NEAR_M = 0.02
 FAR_M = 4.0
+GLARE_OUTLINE_POINTS = 32
 
 
 def camera_axes(config: CameraConfig) -> np.ndarray:
@@ -87,7 +90,41 @@ def light_field(config: CameraConfig) -> np.ndarray:
 
 def render(client: int, config: CameraConfig, rng: np.random.Generator, use_opengl: bool = False) -> np.ndarray:
     """A BGR uint8 frame (height, width, 3) of the world as the webcam sees it."""
-    _, _, rgba, _, _ = p.getCameraImage(
+    materials = config.materials
+    rgb, ids = _rendered(client, config, use_opengl, with_ids=materials is not None)
+    surfaces = None
+    if materials is not None:
+
+        def without(hidden: frozenset[int]) -> tuple[np.ndarray, np.ndarray]:
+            return finish.hidden_render(client, hidden, lambda: _rendered(client, config, use_opengl, with_ids=True))
+
+        rgb, surfaces = finish.see_through(client, rgb, ids, materials, without)
+    bgr = rgb[:, :, ::-1] * white_balance_gains(config.colour_temperature_k).astype(np.float32)
+    if config.exposure != 1.0 or any(config.light_gradient):
+        bgr *= light_field(config)[:, :, None]
+    if surfaces is not None and materials.glare_radius_m > 0:
+        bgr = finish.glare(bgr, surfaces, glare_outlines_px(config))
+    if config.noise_sigma > 0:
+        bgr += rng.normal(0.0, config.noise_sigma, bgr.shape).astype(np.float32)
+    return np.clip(bgr + 0.5, 0, 255).astype(np.uint8)
+
+
+def glare_outlines_px(config: CameraConfig) -> list[np.ndarray]:
+    """The outlines (n, 2) in pixels of the glare spots of `config.materials` (circles on the discs' face plane)."""
+    materials = config.materials
+    if materials is None or materials.glare_radius_m <= 0:
+        return []
+    angles = np.linspace(0.0, 2 * math.pi, GLARE_OUTLINE_POINTS, endpoint=False)[:, None]
+    across, up = (np.asarray(axis, float) for axis in materials.glare_axes)
+    circle = materials.glare_radius_m * (np.cos(angles) * across + np.sin(angles) * up)
+    return [project(np.asarray(centre, float) + circle, config) for centre in materials.glare_centres_m]
+
+
+def _rendered(
+    client: int, config: CameraConfig, use_opengl: bool, with_ids: bool
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """(RGB float32 as rendered, each pixel's body id or -1; None unless `with_ids`)."""
+    _, _, rgba, _, segmentation = p.getCameraImage(
         config.width_px,
         config.height_px,
         view_matrix(config),
@@ -100,13 +137,9 @@ def render(client: int, config: CameraConfig, rng: np.random.Generator, use_open
         lightDiffuseCoeff=config.diffuse,
         lightSpecularCoeff=config.specular,
         renderer=p.ER_BULLET_HARDWARE_OPENGL if use_opengl else p.ER_TINY_RENDERER,
-        flags=p.ER_NO_SEGMENTATION_MASK,
+        flags=0 if with_ids else p.ER_NO_SEGMENTATION_MASK,
         physicsClientId=client,
     )
-    rgb = np.asarray(rgba, dtype=np.uint8).reshape(config.height_px, config.width_px, 4)[:, :, :3]
-    bgr = rgb[:, :, ::-1].astype(np.float32) * white_balance_gains(config.colour_temperature_k).astype(np.float32)
-    if config.exposure != 1.0 or any(config.light_gradient):
-        bgr *= light_field(config)[:, :, None]
-    if config.noise_sigma > 0:
-        bgr += rng.normal(0.0, config.noise_sigma, bgr.shape).astype(np.float32)
-    return np.clip(bgr + 0.5, 0, 255).astype(np.uint8)
+    rgb = np.asarray(rgba, dtype=np.uint8).reshape(config.height_px, config.width_px, 4)[:, :, :3].astype(np.float32)
+    ids = finish.body_ids(np.asarray(segmentation).reshape(config.height_px, config.width_px)) if with_ids else None
+    return rgb, ids

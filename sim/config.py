@@ -154,14 +154,25 @@ class BoardPose:
     yaw_rad: float = 0.0
 
 
+# How a disc's plastic looks: "plain" is the studio's; the others are the makes of `sim.makes`.
+DISC_FINISHES = ("plain", "glossy", "matte", "translucent", "speckled", "ring")
+
+
 @dataclass(frozen=True)
 class DiscConfig:
-    """Discs: the colours of player 1 and 2 (RGBA 0..1) and the plastic's physical properties."""
+    """Discs: the colours of player 1 and 2 (RGBA 0..1), their finish and the plastic's physical properties.
+
+    A "ring" disc has a hole of `hole_diameter_m` through its middle; a "speckled" one wears flecks drawn from
+    `look_seed`.
+    """
 
     colours: tuple[RGBA, RGBA] = (DISC_COLOURS["R"], DISC_COLOURS["Y"])
     mass_kg: float = 0.0045
     friction: float = 0.35
     restitution: float = 0.05
+    finish: str = "plain"
+    hole_diameter_m: float = 0.0
+    look_seed: int = 0
 
     def __post_init__(self) -> None:
         _require(len(self.colours) == 2, f"disc colours {self.colours}: give exactly two RGBA colours")
@@ -170,6 +181,37 @@ class DiscConfig:
                 len(colour) == 4 and all(0.0 <= v <= 1.0 for v in colour), f"disc colour {colour}: use RGBA in 0..1"
             )
         _require(self.mass_kg > 0, f"disc mass {self.mass_kg} kg: must be positive")
+        _require(self.finish in DISC_FINISHES, f"disc finish {self.finish!r}: use one of {', '.join(DISC_FINISHES)}")
+        _require(
+            (self.finish == "ring") == (self.hole_diameter_m > 0),
+            f"a disc hole of {self.hole_diameter_m} m: only a ring disc has one, and it must",
+        )
+
+
+@dataclass(frozen=True)
+class SeenMaterials:
+    """What the headless renderer cannot draw of a board and its discs, composited into every frame (`sim.finish`).
+
+    A clear board is seen through (`board_opacity` < 1), translucent discs too (`disc_opacity` < 1, the light
+    behind them tinted by their colour); glossy plastic shows the glare of a lamp or window: discs of
+    `glare_radius_m` on the discs' face plane (spanned by `glare_axes`) around each of `glare_centres_m`.
+    Bodies are named by id: the board's parts, and the disc colours that tell a disc body from others.
+    """
+
+    board_bodies: tuple[int, ...] = ()
+    board_opacity: float = 1.0
+    disc_rgbas: tuple[RGBA, ...] = ()
+    disc_opacity: float = 1.0
+    glare_centres_m: tuple[XYZ, ...] = ()
+    glare_axes: tuple[XYZ, XYZ] = ((1.0, 0.0, 0.0), (0.0, 0.0, 1.0))
+    glare_radius_m: float = 0.0
+
+    def __post_init__(self) -> None:
+        _require(
+            0.0 < self.board_opacity <= 1.0 and 0.0 < self.disc_opacity <= 1.0,
+            f"opacities {self.board_opacity}, {self.disc_opacity}: use 0..1 (1 opaque)",
+        )
+        _require(self.glare_radius_m >= 0, f"glare radius {self.glare_radius_m} m: must not be negative")
 
 
 @dataclass(frozen=True)
@@ -191,6 +233,7 @@ class CameraConfig:
     shadows: bool = False
     exposure: float = 1.0  # how bright the room is: 0.3 a dim evening, 1.2 a sunny window (1.0 the studio)
     light_gradient: tuple[float, float] = (0.0, 0.0)  # brightness change from the frame's centre to its right, bottom
+    materials: SeenMaterials | None = None  # a make's clear board, translucent discs, glare (None: the studio's)
 
     def __post_init__(self) -> None:
         _require(5.0 <= self.vertical_fov_deg <= 150.0, f"camera fov {self.vertical_fov_deg} deg: use 5..150")

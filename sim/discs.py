@@ -1,19 +1,26 @@
 """The discs in the world: rigid bodies of two colours that fall, settle and are frozen once at rest.
 
 A disc that has stayed still for a moment is made static (mass 0), which keeps stacks stable and the
-simulation fast; taking it again (a grip) makes it dynamic.
+simulation fast; taking it again (a grip) makes it dynamic. How a disc looks follows its finish (`DiscConfig`):
+a cylinder, shinier or duller, or a mesh (`sim.disc_mesh`) for a ring or a speckled disc.
 """
 
 from __future__ import annotations
 
 import math
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
+import cv2
 import numpy as np
 import pybullet as p
 
-from sim.config import RGBA, BoardGeometry, DiscConfig, PhysicsConfig
+from sim.config import BoardGeometry, DiscConfig, PhysicsConfig
+from sim.disc_mesh import disc_obj, speckle_texture
+
+SPECULAR = {"plain": 0.3, "glossy": 0.9, "matte": 0.0, "translucent": 0.9, "speckled": 0.1, "ring": 0.3}
 
 
 @dataclass
@@ -39,17 +46,33 @@ class Discs:
             height=geometry.disc_thickness_m,
             physicsClientId=client,
         )
-        self._visuals = [self._visual(colour) for colour in config.colours]
+        self._looks = [self._look(player) for player in (1, 2)]
 
-    def _visual(self, colour: RGBA) -> int:
-        return p.createVisualShape(
-            p.GEOM_CYLINDER,
-            radius=self.geometry.disc_diameter_m / 2,
-            length=self.geometry.disc_thickness_m,
-            rgbaColor=colour,
-            specularColor=(0.3, 0.3, 0.3),
-            physicsClientId=self.client,
+    def _look(self, player: int) -> tuple[int, int | None]:
+        """(visual shape, texture or None) of a player's discs in the configured finish."""
+        config, g, client = self.config, self.geometry, self.client
+        colour, specular = config.colours[player - 1], (SPECULAR[config.finish],) * 3
+        if config.finish not in ("ring", "speckled"):
+            visual = p.createVisualShape(
+                p.GEOM_CYLINDER,
+                radius=g.disc_diameter_m / 2,
+                length=g.disc_thickness_m,
+                rgbaColor=colour,
+                specularColor=specular,
+                physicsClientId=client,
+            )
+            return visual, None
+        mesh = disc_obj(g.disc_diameter_m / 2, g.disc_thickness_m, config.hole_diameter_m / 2)
+        texture = None
+        if config.finish == "speckled":
+            texture = _load_texture(
+                client, speckle_texture(colour[:3], np.random.default_rng([config.look_seed, player]))
+            )
+            colour = (1.0, 1.0, 1.0, 1.0)
+        visual = p.createVisualShape(
+            p.GEOM_MESH, fileName=str(mesh), rgbaColor=colour, specularColor=specular, physicsClientId=client
         )
+        return visual, texture
 
     def __iter__(self):
         return iter(list(self._bodies))
@@ -61,11 +84,14 @@ class Discs:
         body = p.createMultiBody(
             0.0 if is_frozen else self.config.mass_kg,
             self._shape,
-            self._visuals[player - 1],
+            self._looks[player - 1][0],
             list(position),
             list(orientation),
             physicsClientId=self.client,
         )
+        texture = self._looks[player - 1][1]
+        if texture is not None:
+            p.changeVisualShape(body, -1, textureUniqueId=texture, physicsClientId=self.client)
         p.changeDynamics(
             body,
             -1,
@@ -122,8 +148,22 @@ class Discs:
         return all(d.is_frozen or d.still_s >= settle_time_s for b, d in self._bodies.items() if b != held)
 
     def set_colours(self, config: DiscConfig) -> None:
-        """Recolour the players' discs, those in the world included."""
+        """Recolour the players' discs, those in the world included (a new finish reaches new discs only)."""
         self.config = config
-        self._visuals = [self._visual(colour) for colour in config.colours]
+        self._looks = [self._look(player) for player in (1, 2)]
         for body, disc in self._bodies.items():
-            p.changeVisualShape(body, -1, rgbaColor=config.colours[disc.player - 1], physicsClientId=self.client)
+            texture = self._looks[disc.player - 1][1]
+            if texture is None:
+                p.changeVisualShape(body, -1, rgbaColor=config.colours[disc.player - 1], physicsClientId=self.client)
+            else:
+                p.changeVisualShape(
+                    body, -1, rgbaColor=(1.0, 1.0, 1.0, 1.0), textureUniqueId=texture, physicsClientId=self.client
+                )
+
+
+def _load_texture(client: int, rgb: np.ndarray) -> int:
+    """A PyBullet texture of an RGB uint8 image (PyBullet loads textures from files only)."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "texture.png"
+        cv2.imwrite(str(path), rgb[:, :, ::-1])
+        return p.loadTexture(str(path), physicsClientId=client)

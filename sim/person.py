@@ -78,15 +78,15 @@ class Habits:
 
     @classmethod
     def for_room(cls, kind: str, seed: int) -> Habits:
-        """A person for a room's kind ("plain": quick, from above, never lingering; "varied"; "hard": hard
-        skin and sleeves, low elbows, lingering often) and a seed."""
+        """A person for a room's kind ("plain": quick, from above, never lingering; "varied" and "makes"; "hard":
+        hard skin and sleeves, low elbows, lingering often) and a seed."""
         rng = np.random.default_rng([seed, 31])
         look = HandLook.drawn(rng, hard=kind == "hard")
         side = 1 if rng.uniform() < 0.7 else -1
         if kind == "plain":
             return cls(look, side)
-        if kind not in ("varied", "hard"):
-            raise ValueError(f"there is no room kind {kind!r}: use plain, varied or hard")
+        if kind not in ("varied", "hard", "makes"):
+            raise ValueError(f"there is no room kind {kind!r}: use plain, varied, hard or makes")
         hard = kind == "hard"
         return cls(
             look,

@@ -4,7 +4,9 @@ A real table is never the sim's studio: the lamp is dim or the sun bright, warm 
 side; the webcam stands a few centimetres and degrees off; through the empty holes the camera sees a
 wooden table, a curtain, or a wall painted nearly the colour of a disc. `room_for(kind, seed)` draws one
 ("plain" is the studio every test and the README's first game use; "varied" draws from every range,
-"hard" from their ends), `furnish(world, room)` puts it into a `sim.World` before calibration, as a
+"hard" from their ends; "makes" is a varied room with a board and discs of any make (`sim.makes`), the webcam
+anywhere up to 40 degrees off the board's axis, and exposure and white balance that drift during the game
+(`sim.light_drift`)), `furnish(world, room)` puts it into a `sim.World` before calibration, as a
 person calibrates in the room they play in. The backdrop and the table top are visual only (no collision).
 """
 
@@ -20,8 +22,10 @@ import numpy as np
 import pybullet as p
 
 from sim.config import XYZ
+from sim.light_drift import LightDrift, follow
+from sim.makes import Make, dress, make_for
 
-ROOM_KINDS = ("plain", "varied", "hard")
+ROOM_KINDS = ("plain", "varied", "hard", "makes")
 BACKDROPS = ("none", "wall", "curtain", "wood")
 TABLE_TOPS = ("plain", "wood", "cloth")
 RGB = tuple[float, float, float]
@@ -35,6 +39,8 @@ AUTO_WHITE_BALANCE_LEFT = 0.4  # 2700 K looks 4700 K, 9000 K looks 7400 K
 BACKDROP_Y_M = 0.44  # just beyond the table's far edge, behind the arm
 BACKDROP_HALF_SIZE_M = (1.2, 0.005, 0.7)
 TEXTURE_SIZE_PX = (256, 512)
+OFF_AXIS_DEG = 40.0  # a makes room's webcam: at most this far from the board's axis, ...
+VIEW_ELEVATION_DEG = (0.0, 38.0)  # ... level with the board's middle up to looking down on it
 
 
 @dataclass(frozen=True)
@@ -55,6 +61,9 @@ class Room:
     backdrop_rgb: RGB = (0.8, 0.8, 0.8)
     table_top: str = "plain"
     table_rgb: RGB = (0.62, 0.48, 0.33)
+    make: Make | None = None  # None: the studio's blue board and red and yellow discs
+    view_deg: tuple[float, float] | None = None  # the webcam around the board: (to its right, up), None: the studio's
+    drift: LightDrift | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in ROOM_KINDS:
@@ -73,11 +82,26 @@ class Room:
         turn = ", ".join(f"{v:+.1f}" for v in self.camera_turn_deg)
         gradient = ", ".join(f"{v:+.2f}" for v in self.light_gradient)
         backdrop = "nothing" if self.backdrop == "none" else f"{_colour_name(self.backdrop_rgb)} {self.backdrop}"
+        made = ""
+        if self.make is not None:
+            made = f"; {self.make.describe()}"
+        if self.view_deg is not None:
+            made += f"; webcam {self.off_axis_deg:.0f} deg off axis ({self.view_deg[0]:+.0f} right, {self.view_deg[1]:+.0f} up)"
+        if self.drift is not None:
+            made += f"; {self.drift.describe()}"
         return (
             f"light {100 * self.light_level:.0f}% {self.colour_temperature_k:.0f} K ({webcam}), gradient ({gradient}), "
             f"camera moved ({shift}) cm turned ({turn}) deg, noise {self.noise_sigma:.1f}; "
-            f"behind: {backdrop}; table: {self.table_top}"
+            f"behind: {backdrop}; table: {self.table_top}{made}"
         )
+
+    @property
+    def off_axis_deg(self) -> float:
+        """The angle between the webcam's line to the board and the board's axis (0 for the studio's pose)."""
+        if self.view_deg is None:
+            return 0.0
+        right, up = (math.radians(v) for v in self.view_deg)
+        return math.degrees(math.acos(math.cos(right) * math.cos(up)))
 
     @property
     def webcam_exposure(self) -> float:
@@ -116,9 +140,13 @@ def room_for(kind: str, seed: int) -> Room:
         backdrop_rgb = rng.uniform(0.2, 0.9, 3)
     if backdrop == "wood":
         backdrop_rgb = rng.uniform([0.55, 0.35, 0.15], [0.85, 0.62, 0.32])
+    makes = kind == "makes"
     return Room(
         kind=kind,
         seed=seed,
+        make=make_for(seed) if makes else None,
+        view_deg=_view(np.random.default_rng([seed, 22])) if makes else None,
+        drift=LightDrift.drawn(np.random.default_rng([seed, 24])) if makes else None,
         light_level=level,
         colour_temperature_k=kelvin,
         light_gradient=(
@@ -144,6 +172,8 @@ def furnish(world, room: Room) -> None:
     """
     if room.kind == "plain":
         return
+    if room.make is not None:
+        dress(world, room.make)
     world.set_camera(room_camera(world.camera, room))
     rng = np.random.default_rng([room.seed, 21])
     if room.backdrop != "none":
@@ -152,10 +182,24 @@ def furnish(world, room: Room) -> None:
     if room.table_top != "plain":
         texture = _texture("wood" if room.table_top == "wood" else "wall", room.table_rgb, rng)
         _visual_panel(world.client, (0.0, 0.05, 0.0), (0.5, 0.4, 0.0008), texture)
+    if room.drift is not None:
+        follow(world, room.drift)
+
+
+def _view(rng: np.random.Generator) -> tuple[float, float]:
+    """Where a makes room's webcam looks at the board from: (degrees to the board's right, up), within the cone."""
+    while True:
+        right = float(rng.uniform(-OFF_AXIS_DEG, OFF_AXIS_DEG))
+        up = float(rng.uniform(*VIEW_ELEVATION_DEG))
+        if math.cos(math.radians(right)) * math.cos(math.radians(up)) >= math.cos(math.radians(OFF_AXIS_DEG)):
+            return right, up
 
 
 def room_camera(camera, room: Room):
-    """The webcam's `CameraConfig` in `room`: moved, turned about its eye, and lit as the room is."""
+    """The webcam's `CameraConfig` in `room`: placed around the board (a makes room), moved, turned about its eye,
+    and lit as the room is."""
+    if room.view_deg is not None:
+        camera = _around_the_board(camera, *room.view_deg)
     eye = np.asarray(camera.eye_m, float) + np.asarray(room.camera_shift_m)
     forward = np.asarray(camera.target_m, float) - np.asarray(camera.eye_m, float)
     pan, tilt = (math.radians(v) for v in room.camera_turn_deg)
@@ -172,6 +216,16 @@ def room_camera(camera, room: Room):
         light_direction=room.light_direction,
         noise_sigma=room.noise_sigma,
     )
+
+
+def _around_the_board(camera, right_deg: float, up_deg: float):
+    """The camera at its distance from its target (the board's middle), seen from `right_deg` to the right of the
+    board's axis and `up_deg` above it, looking at the target."""
+    target = np.asarray(camera.target_m, float)
+    distance = float(np.linalg.norm(np.asarray(camera.eye_m, float) - target))
+    right, up = math.radians(right_deg), math.radians(up_deg)
+    direction = np.array([math.sin(right) * math.cos(up), -math.cos(right) * math.cos(up), math.sin(up)])
+    return replace(camera, eye_m=tuple(float(v) for v in target + distance * direction))
 
 
 def _rotation(axis: np.ndarray, angle_rad: float) -> np.ndarray:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SIM_ARMS = ("c4arm", "so101")
-ROOM_KINDS = ("plain", "varied", "hard")  # sim.room.ROOM_KINDS, without importing pybullet to parse arguments
+ROOM_KINDS = ("plain", "varied", "hard", "makes")  # sim.room.ROOM_KINDS, without importing pybullet to parse arguments
 # A simulated person acts at once: a board that shows no move this long (wall clock, generous for a loaded small
 # computer) will not change any more, and a reminder comes sooner than for a real person.
 SIM_GIVE_UP_S = 180.0
