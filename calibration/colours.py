@@ -1,7 +1,7 @@
 """Which disc colour is the robot's and which the person's, sampled from the board.
 
-The person shows the camera discs of both colours in holes the step is told about (by default one disc of each
-in the bottom row, in columns they name, nothing above); what fills those holes, compared with holes known to be
+The person shows the camera discs of both colours in holes the step is told about (one or several of each in the
+bottom row, in columns they name, nothing above); what fills those holes, compared with holes known to be
 empty, gives both reference colours (BGR, as the camera sees them in this light) and their letters, saved robot
 first so that vision names and tells them apart in every later frame. Several discs of a colour give their
 median. The step refuses, in one sentence, a disc that looks like the empty holes or two colours that look alike:
@@ -36,23 +36,58 @@ def colours_from_frame(
     person_column: int,
     empty_frame_bgr: np.ndarray | None = None,
 ) -> ColourCalibration:
-    """The colours of the discs in the bottom holes of `robot_column` and `person_column` (0-based).
+    """The colours of the discs in the bottom holes of `robot_column` and `person_column` (0-based): one disc of
+    each (colours_from_columns)."""
+    return colours_from_columns(frame_bgr, board, [robot_column], [person_column], empty_frame_bgr)
 
-    A disc is told from an empty hole by the empty hole above it, or, given `empty_frame_bgr` (the board before
-    the discs went in), by its own hole in that frame: a room of nearly a disc's colour behind the board can make
-    the hole above look like the disc.
 
-    Raises ValueError for columns off the board or equal, CalibrationFailedError when a column looks
-    empty or both discs look the same.
+def colours_from_columns(
+    frame_bgr: np.ndarray,
+    board: BoardCalibration,
+    robot_columns: Sequence[int],
+    person_columns: Sequence[int],
+    empty_frame_bgr: np.ndarray | None = None,
+) -> ColourCalibration:
+    """The colours of the discs in the bottom holes of `robot_columns` and `person_columns` (0-based), each
+    colour the median of its discs.
+
+    A disc is told from an empty hole by the empty holes above the discs, or, given `empty_frame_bgr` (the board
+    before the discs went in), by its own hole in that frame: a room of nearly a disc's colour behind the board can
+    make the hole above look like the disc.
+
+    Raises ValueError for columns off the board or given twice, CalibrationFailedError when a column looks
+    empty or the two colours look the same.
     """
-    for name, column in (("robot", robot_column), ("person", person_column)):
-        if not 0 <= column < board.cols:
-            raise ValueError(f"{name} column {column + 1} is not on a board of {board.cols} columns")
-    if robot_column == person_column:
-        raise ValueError(f"the robot's and the person's discs need different columns, both are {robot_column + 1}")
+    for name, columns in (("robot", robot_columns), ("person", person_columns)):
+        if not columns:
+            raise ValueError(f"give at least one column of the {name}'s discs")
+        for column in columns:
+            if not 0 <= column < board.cols:
+                raise ValueError(f"{name} column {column + 1} is not on a board of {board.cols} columns")
+    used = [*robot_columns, *person_columns]
+    if len(set(used)) < len(used):
+        twice = next(column for column in used if used.count(column) > 1)
+        raise ValueError(f"the discs need different columns: column {twice + 1} is given twice")
     before = None if empty_frame_bgr is None else _hole_bgr(empty_frame_bgr, board)
-    above = [(1, robot_column), (1, person_column)]
-    return colours_from_discs(frame_bgr, board, [(0, robot_column)], [(0, person_column)], above, before)
+    above = [(1, column) for column in used]
+    robot_cells, person_cells = [(0, c) for c in robot_columns], [(0, c) for c in person_columns]
+    return colours_from_discs(frame_bgr, board, robot_cells, person_cells, above, before)
+
+
+def separation_problem(
+    frame_bgr: np.ndarray, board: BoardCalibration, robot_columns: Sequence[int], person_columns: Sequence[int]
+) -> str | None:
+    """A sentence when the colours of the discs in the bottom holes of the columns, as the game's colour model
+    learns them (vision.colour_model), are too close to each other or to what shows through the empty holes above
+    them (the step's own checks passed: a warning, not a refusal)."""
+    from vision.colour_model import ColourModel
+
+    known = np.full((board.rows, board.cols), -1)
+    known[1:, [*robot_columns, *person_columns]] = 0
+    known[0, list(robot_columns)], known[0, list(person_columns)] = 1, 2
+    model = ColourModel((board.rows, board.cols))
+    model.learn(frame_bgr, np.asarray(board.corners_px, float), np.maximum(known, 0), skip=known < 0)
+    return model.separation_problem()
 
 
 def colours_from_discs(

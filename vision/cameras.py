@@ -5,19 +5,28 @@ and the simulated camera. Each is a context manager whose `read()` returns one B
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import cv2
 import numpy as np
 
+from calibration.store import CameraSettings
+from calibration.store.sections import MAX_WHITE_BALANCE_K, MIN_WHITE_BALANCE_K
+
 log = logging.getLogger(__name__)
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff")
 WARMUP_FRAMES = 5
+# A webcam's automatic exposure and white balance have settled when the frame's mean brightness has moved less than
+# SETTLED_CHANGE (a share) over SETTLED_FRAMES frames; after SETTLE_FRAMES_MAX frames (a few seconds) what it has
+# then is held.
+SETTLED_FRAMES = 5
+SETTLED_CHANGE = 0.02
+SETTLE_FRAMES_MAX = 90
 
 
 @runtime_checkable
@@ -44,15 +53,6 @@ class _ClosingContext:
         """Release the source (nothing to release by default)."""
 
 
-@dataclass(frozen=True)
-class CameraSettings:
-    """A webcam's exposure (the driver's units) and white balance (kelvin), fixed so that disc colours do not
-    drift between frames; None where the camera did not report one. Saved with the calibration, applied at play."""
-
-    exposure: float | None = None
-    white_balance_k: float | None = None
-
-
 class SettingsCapture(Protocol):
     """What fixing the settings needs of a capture (cv2.VideoCapture has it)."""
 
@@ -61,20 +61,35 @@ class SettingsCapture(Protocol):
     def set(self, prop: int, value: float) -> bool: ...
 
 
+class Capture(SettingsCapture, Protocol):
+    """What OpenCVCamera needs of a capture: cv2.VideoCapture, or a stand-in with its methods (tests)."""
+
+    def isOpened(self) -> bool: ...  # noqa: N802 (OpenCV's name)
+
+    def read(self) -> tuple[bool, np.ndarray | None]: ...
+
+    def release(self) -> None: ...
+
+
 # V4L2 through OpenCV takes 0.25 for manual exposure, other back ends 0 or 1: each is tried in turn.
 MANUAL_EXPOSURE_MODES = (0.25, 1.0, 0.0)
 AUTO_WHITE_BALANCE_OFF = 0.0
 
 
 def fix_settings(capture: SettingsCapture, wanted: CameraSettings | None = None) -> tuple[CameraSettings, list[str]]:
-    """Turn off auto exposure and auto white balance and hold `wanted` (from calibration), or the values the
-    camera has settled on; returns the settings held and a sentence for each the camera refused (the reader then
-    follows drifting light on its own, vision.stale_colours)."""
-    settled = CameraSettings(
-        exposure=capture.get(cv2.CAP_PROP_EXPOSURE) or None,
-        white_balance_k=capture.get(cv2.CAP_PROP_WB_TEMPERATURE) or None,
+    """Turn off auto exposure and auto white balance and hold `wanted` (from calibration), or for what it leaves
+    None the values the camera has settled on; returns the settings held and a sentence for each the camera refused
+    (the reader then follows drifting light on its own: vision.stale_colours, the game's colour model)."""
+    exposure, kelvin = capture.get(cv2.CAP_PROP_EXPOSURE), capture.get(cv2.CAP_PROP_WB_TEMPERATURE)
+    settled = CameraSettings(  # 0 (or a temperature no webcam has) is a driver that does not report it
+        exposure=exposure if exposure and math.isfinite(exposure) else None,
+        white_balance_k=kelvin if MIN_WHITE_BALANCE_K <= kelvin <= MAX_WHITE_BALANCE_K else None,
     )
-    target = wanted or settled
+    wanted = wanted or CameraSettings()
+    target = CameraSettings(
+        exposure=settled.exposure if wanted.exposure is None else wanted.exposure,
+        white_balance_k=settled.white_balance_k if wanted.white_balance_k is None else wanted.white_balance_k,
+    )
     holds_exposure = any(capture.set(cv2.CAP_PROP_AUTO_EXPOSURE, mode) for mode in MANUAL_EXPOSURE_MODES) and (
         target.exposure is None or capture.set(cv2.CAP_PROP_EXPOSURE, target.exposure)
     )
@@ -99,6 +114,7 @@ class OpenCVCamera(_ClosingContext):
     Fixing matters: auto exposure and auto white balance change the disc colours between frames. `settings`
     (from calibration) are applied; without them the values the camera settles on in its first frames are held.
     `settings` and `refusals` then say what is held and what the camera refused (one sentence each).
+    `capture` stands in for cv2.VideoCapture(source) (a test's recording capture).
     Raises ConnectionError when the camera cannot be opened.
     """
 
@@ -109,9 +125,10 @@ class OpenCVCamera(_ClosingContext):
         height_px: int | None = None,
         lock_exposure: bool = True,
         settings: CameraSettings | None = None,
+        capture: Capture | None = None,
     ) -> None:
         self.source = source
-        self._capture = cv2.VideoCapture(source)
+        self._capture = capture if capture is not None else cv2.VideoCapture(source)
         if not self._capture.isOpened():
             self._capture.release()
             raise ConnectionError(
@@ -121,13 +138,31 @@ class OpenCVCamera(_ClosingContext):
             self._capture.set(cv2.CAP_PROP_FRAME_WIDTH, width_px)
         if height_px:
             self._capture.set(cv2.CAP_PROP_FRAME_HEIGHT, height_px)
+        self.settings, self.refusals, self.settled_after = CameraSettings(), [], 0
+        if not lock_exposure:
+            return
+        self.settled_after = self._settle() if settings is None or settings.is_empty else self._warm_up()
+        self.settings, self.refusals = fix_settings(self._capture, settings)
+        for refusal in self.refusals:
+            log.warning("camera %r: %s", self.source, refusal)
+
+    def _warm_up(self) -> int:
         for _ in range(WARMUP_FRAMES):
             self._capture.read()
-        self.settings, self.refusals = CameraSettings(), []
-        if lock_exposure:
-            self.settings, self.refusals = fix_settings(self._capture, settings)
-            for refusal in self.refusals:
-                log.warning("camera %r: %s", self.source, refusal)
+        return WARMUP_FRAMES
+
+    def _settle(self) -> int:
+        """Read frames until the automatic exposure and white balance have settled; how many were read."""
+        brightness: list[float] = []
+        for count in range(1, SETTLE_FRAMES_MAX + 1):
+            ok, frame = self._capture.read()
+            if ok and frame is not None:
+                brightness.append(float(np.asarray(frame)[::8, ::8].mean()))
+            recent = brightness[-SETTLED_FRAMES:]
+            is_steady = len(recent) == SETTLED_FRAMES and max(recent) - min(recent) <= SETTLED_CHANGE * max(recent)
+            if count >= WARMUP_FRAMES and is_steady:
+                return count
+        return SETTLE_FRAMES_MAX
 
     def read(self) -> np.ndarray:
         ok, frame = self._capture.read()
@@ -258,11 +293,12 @@ class SimCamera(_ClosingContext):
         return np.ascontiguousarray(self.world.render_camera())
 
 
-def open_camera(source: int | str | Path) -> Camera:
-    """A camera for a CLI-style source: an index ('0'), a folder, a video file or a stream URL."""
+def open_camera(source: int | str | Path, settings: CameraSettings | None = None) -> Camera:
+    """A camera for a CLI-style source: an index ('0'), a folder, a video file or a stream URL; a webcam holds
+    `settings` (from calibration), or else the exposure and white balance it settles on."""
     text = str(source)
     if text.isdigit():
-        return OpenCVCamera(int(text))
+        return OpenCVCamera(int(text), settings=settings)
     path = Path(text)
     if path.is_dir():
         return ImageFolderCamera(path)

@@ -12,6 +12,7 @@ Layout (units in the key names; mm and degrees in the file, metres and radians i
     schema_version = 1
     [camera]   image_size_px = [w, h], camera_matrix = 3x3, distortion = [k1, k2, p1, p2, k3, ...],
                reprojection_error_px
+    [camera_settings]  exposure (the driver's units), white_balance_k   (held fixed at play; each optional)
     [board]    rows, cols, column_pitch_mm, row_pitch_mm, disc_plane_depth_mm, corners_px = [[x, y] x4]
                (centres of the tl, tr, br, bl holes on the front face), optional rvec_rad = [3],
                tvec_mm = [3] (board pose in the camera frame)
@@ -38,6 +39,7 @@ from calibration.store.sections import (
     BoardCalibration,
     CalibrationError,
     CameraCalibration,
+    CameraSettings,
     ColourCalibration,
     Setup,
 )
@@ -94,6 +96,7 @@ __all__ = [
     "BoardCalibration",
     "CalibrationError",
     "CameraCalibration",
+    "CameraSettings",
     "ColourCalibration",
     "Setup",
     "default_path",

@@ -14,6 +14,7 @@ from calibration.store.sections import (
     BoardCalibration,
     CalibrationError,
     CameraCalibration,
+    CameraSettings,
     ColourCalibration,
     Setup,
 )
@@ -35,12 +36,22 @@ def parse(text: str) -> Setup:
         raise CalibrationError(
             f"schema_version {_shown(version)} is from {age} c4robot (this one reads {SCHEMA_VERSION}); run the calibration again"
         )
-    unknown = set(document) - {"schema_version", "camera", "board", "colours", "drops", "pick", "arm"}
+    unknown = set(document) - {
+        "schema_version",
+        "camera",
+        "camera_settings",
+        "board",
+        "colours",
+        "drops",
+        "pick",
+        "arm",
+    }
     if unknown:
         raise CalibrationError(f"unknown sections {_shown(sorted(unknown))}")
     try:
         return Setup(
             camera=_camera_from(document["camera"]) if "camera" in document else None,
+            camera_settings=_settings_from(document["camera_settings"]) if "camera_settings" in document else None,
             board=_board_from(document["board"]) if "board" in document else None,
             colours=_colours_from(document["colours"]) if "colours" in document else None,
             drops=_drops_from(document["drops"]) if "drops" in document else (),
@@ -112,6 +123,16 @@ def _camera_from(raw: Any) -> CameraCalibration:
         distortion=_numbers(_field(table, "camera", "distortion"), "camera.distortion"),
         image_size_px=(int(size[0]), int(size[1])),
         reprojection_error_px=_number(_field(table, "camera", "reprojection_error_px"), "camera.reprojection_error_px"),
+    )
+
+
+def _settings_from(raw: Any) -> CameraSettings:
+    table = _table({"camera_settings": raw}, "camera_settings")
+    return CameraSettings(
+        exposure=_number(table["exposure"], "camera_settings.exposure") if "exposure" in table else None,
+        white_balance_k=(
+            _number(table["white_balance_k"], "camera_settings.white_balance_k") if "white_balance_k" in table else None
+        ),
     )
 
 

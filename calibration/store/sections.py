@@ -17,6 +17,7 @@ DISTORTION_LENGTHS = (4, 5, 8, 12, 14)
 MIN_BOARD_SIZE, MAX_BOARD_SIZE = 2, 20  # holes per row or column
 MAX_IMAGE_SIDE_PX = 20_000
 MAX_REACH_M = 5.0  # no arm pose or board lies farther from the arm or the camera
+MIN_WHITE_BALANCE_K, MAX_WHITE_BALANCE_K = 1000.0, 15000.0  # what webcams' white balance controls span
 
 
 class CalibrationError(ValueError):
@@ -141,6 +142,32 @@ class ColourCalibration:
 
 
 @dataclasses.dataclass(frozen=True)
+class CameraSettings:
+    """A webcam's exposure (the driver's own units) and white balance (kelvin), held fixed so that disc colours do
+    not drift between frames; None where the camera does not let it be fixed. Applied again at every `play`."""
+
+    exposure: float | None = None
+    white_balance_k: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.exposure is not None:
+            object.__setattr__(self, "exposure", _finite(self.exposure, "camera_settings.exposure"))
+        if self.white_balance_k is not None:
+            kelvin = _finite(self.white_balance_k, "camera_settings.white_balance_k")
+            if not MIN_WHITE_BALANCE_K <= kelvin <= MAX_WHITE_BALANCE_K:
+                raise ValueError(
+                    f"camera_settings.white_balance_k must be {MIN_WHITE_BALANCE_K} to {MAX_WHITE_BALANCE_K} K, "
+                    f"got {kelvin!r}"
+                )
+            object.__setattr__(self, "white_balance_k", kelvin)
+
+    @property
+    def is_empty(self) -> bool:
+        """Nothing held: the camera fixed neither."""
+        return self.exposure is None and self.white_balance_k is None
+
+
+@dataclasses.dataclass(frozen=True)
 class ArmPose:
     """Where the arm holds a disc to drop it into a column or to pick it: the disc's centre (m), its yaw (rad).
 
@@ -169,6 +196,7 @@ class Setup:
     """Everything measured for one setup; a step that has not run leaves its section None (or empty)."""
 
     camera: CameraCalibration | None = None
+    camera_settings: CameraSettings | None = None
     board: BoardCalibration | None = None
     colours: ColourCalibration | None = None
     drops: tuple[ArmPose, ...] = ()

@@ -32,6 +32,9 @@ def format_setup(setup: Setup) -> str:
             "distortion": list(camera.distortion),
             "reprojection_error_px": camera.reprojection_error_px,
         }
+    if setup.camera_settings is not None and not setup.camera_settings.is_empty:
+        held = dataclasses.asdict(setup.camera_settings)
+        document["camera_settings"] = {key: value for key, value in held.items() if value is not None}
     if setup.board is not None:
         board = setup.board
         document["board"] = {

@@ -10,14 +10,22 @@ procedures are in `calibration/`, the hardware steps in `arm_calibration_command
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Callable
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
 from robot.cli.arm_calibration_commands import add_lerobot_options, run_jogged_drops, run_servo_ranges
-from robot.cli.calibration_io import camera_source, load_setup, print_checks, read_frame, save_setup
+from robot.cli.calibration_io import (
+    camera_source,
+    held_settings,
+    load_setup,
+    print_checks,
+    read_frame,
+    save_setup,
+    sim_world,
+)
+from robot.cli.colour_calibration import register_colours
 from robot.cli.common import COMMON, bounded_int, finite_float
 from robot.cli.progress_line import ProgressLine
 
@@ -103,22 +111,7 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
     )
     board.set_defaults(run=run_board)
 
-    colours = steps.add_parser(
-        "colours", aliases=["colors"], parents=[setup, frame], help="which disc colour is the robot's and the person's"
-    )
-    colours.add_argument(
-        "--robot-column",
-        type=bounded_int(1, 20),
-        default=1,
-        help="the column (1-based) of the robot's disc (default 1)",
-    )
-    colours.add_argument(
-        "--person-column",
-        type=bounded_int(1, 20),
-        default=None,
-        help="the column of the person's disc (default: the last)",
-    )
-    colours.set_defaults(run=run_colours)
+    register_colours(steps, [setup, frame])
 
     drops = steps.add_parser(
         "drops", parents=[setup, frame], help="the arm's drop pose over every column, verified by test drops"
@@ -156,12 +149,6 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
     bench.set_defaults(run=run_bench)
 
 
-def _sim_world(args: argparse.Namespace) -> Any:
-    from calibration.sim_steps import sim_world
-
-    return sim_world(args.board_x_mm, args.board_y_mm, args.board_yaw_deg, args.seed)
-
-
 # --- camera ------------------------------------------------------------------------------------------
 
 
@@ -175,7 +162,7 @@ def run_camera(args: argparse.Namespace) -> int:
     if args.sim:
         from calibration.sim_chessboard import SIM_CHESSBOARD, render_chessboard_views
 
-        with _sim_world(args) as world, ProgressLine("calibrate camera") as progress:
+        with sim_world(args) as world, ProgressLine("calibrate camera") as progress:
             progress.say(f"rendering {args.views} chessboard views in the sim")
             views = render_chessboard_views(world, args.views, args.seed)
             camera = calibrate_camera(views, SIM_CHESSBOARD, _chessboard_progress(progress, len(views)))
@@ -206,6 +193,7 @@ def run_camera(args: argparse.Namespace) -> int:
             views, size = collect_live_views(
                 source.read, board, args.views, LIVE_FRAME_LIMIT, lambda n: print(f"  view {n}/{args.views}")
             )
+        setup = dataclasses.replace(setup, camera_settings=held_settings(source) or setup.camera_settings)
         with ProgressLine("calibrate camera") as progress:
             progress.say(f"solving for the lens from {len(views)} views")
             camera = calibrate_from_views(views, size, board)
@@ -255,11 +243,11 @@ def run_board(args: argparse.Namespace) -> int:
     if args.sim:
         from calibration.sim_truth import sim_board, sim_camera
 
-        with _sim_world(args) as world:
+        with sim_world(args) as world:
             frame = world.render_camera()
             truth = sim_board(world, sim_camera(world))
     else:
-        frame = read_frame(args)
+        frame = read_frame(args, setup.camera_settings)
     if corners is None and args.click:
         from robot.cli.terminal import click_corners
 
@@ -279,46 +267,6 @@ def run_board(args: argparse.Namespace) -> int:
     return 0
 
 
-# --- colours -----------------------------------------------------------------------------------------
-
-
-def run_colours(args: argparse.Namespace) -> int:
-    """Sample the two disc colours from the bottom holes of --robot-column and --person-column."""
-    import dataclasses
-
-    import numpy as np
-
-    from calibration.colours import colours_from_frame
-
-    setup = load_setup(args)
-    if setup.board is None:
-        raise ValueError("no board in the calibration: run `c4robot calibrate board` first")
-    cols = setup.board.cols
-    robot_column = args.robot_column - 1
-    person_column = (args.person_column or (1 if args.robot_column == cols else cols)) - 1
-    if args.sim:
-        from calibration.sim_steps import sim_colour_frame
-
-        with _sim_world(args) as world:
-            frame = sim_colour_frame(world, robot_column, person_column)
-    else:
-        print(
-            f"put one of the robot's discs in column {robot_column + 1} and one of the person's in column {person_column + 1}"
-            + (", then press Enter" if args.image is None and sys.stdin.isatty() else ""),
-            flush=True,
-        )
-        if args.image is None and sys.stdin.isatty():
-            input()
-        frame = read_frame(args)
-    colours = colours_from_frame(frame, setup.board, robot_column, person_column)
-    print(
-        f"robot plays {colours.robot} (BGR {np.round(colours.robot_bgr).astype(int).tolist()}), "
-        f"the person {colours.person} (BGR {np.round(colours.person_bgr).astype(int).tolist()})"
-    )
-    save_setup(args, dataclasses.replace(setup, colours=colours))
-    return 0
-
-
 # --- drops -------------------------------------------------------------------------------------------
 
 
@@ -333,7 +281,7 @@ def run_drops(args: argparse.Namespace) -> int:
     from calibration.sim_steps import sim_drops, taught_sim_setup
 
     setup = taught_sim_setup(load_setup(args))
-    with _sim_world(args) as world, ProgressLine("calibrate drops") as progress:
+    with sim_world(args) as world, ProgressLine("calibrate drops") as progress:
         progress.say(f"finding the board, then a test drop into each of its {setup.board.cols} columns in the sim")
         board_now, drops, checks, error_mm = sim_drops(setup, world)
     print_checks(checks)
@@ -367,9 +315,9 @@ def run_check(args: argparse.Namespace) -> int:
         raise ValueError("check --drops runs on the sim (--sim); on hardware run `c4robot calibrate drops`")
     problems = missing_sections(setup)
     print(f"sections: {', '.join(present_sections(setup))}")
-    with _sim_world(args) if args.sim else nullcontext() as world:
+    with sim_world(args) if args.sim else nullcontext() as world:
         if setup.board is not None:
-            frame = world.render_camera() if world is not None else read_frame(args)
+            frame = world.render_camera() if world is not None else read_frame(args, setup.camera_settings)
             drift_px, drift_problems = board_drift(setup, frame)
             print(f"board corners moved {drift_px:.1f} px since calibration")
             problems += drift_problems

@@ -1,7 +1,8 @@
 """A game on the real table: the arm on a serial port, a camera, and the setup's calibration file.
 
-Nothing here guesses: the calibration must have the board (corners), the disc colours, every column's
-drop pose and the dispenser's pick pose, or the game refuses to start and names the step to run.
+Nothing here guesses: the calibration must have the board (corners), every column's drop pose and the dispenser's
+pick pose, or the game refuses to start and names the step to run; disc colours it has not (`calibrate colours
+--from-moves`) are taught by the game's first moves (robot.game.watcher).
 A new game learns how the empty board looks in the room (robot.game.watcher): from its first steady reading when
 that is sure the board is empty, else once the person confirms it is (`confirm`; without one, or after a no, the
 game reads every frame on its own). A resumed game has no empty board to learn from and reads every frame on its own.
@@ -130,16 +131,15 @@ class RealGame:
     ) -> None:
         self.setup = calibration.load(config.calibration)
         self.confirm = confirm
-        if self.setup.board is None or self.setup.colours is None:
-            raise calibration.CalibrationError(
-                "the calibration has no board or no colours: run "
-                "`c4robot calibrate board` and `c4robot calibrate colours` first"
-            )
+        if self.setup.board is None:  # without colours (`calibrate colours --from-moves`) the first moves teach them
+            raise calibration.CalibrationError("the calibration has no board: run `c4robot calibrate board` first")
         arm_config, chain, workcell = arm_from_setup(self.setup, config.port)
         self.tell = tell
         self.recorder: Recorder | None = None
         self.arm: Arm | None = None
-        self.camera = _EndingCamera(camera or open_camera(config.camera), config.camera)
+        self.camera = _EndingCamera(camera or open_camera(config.camera, self.setup.camera_settings), config.camera)
+        for refusal in getattr(self.camera.camera, "refusals", ()):  # a webcam that would not hold its settings
+            tell(refusal[0].upper() + refusal[1:] + ".")
         try:
             self.arm = serial_arm(arm_config, chain)
             self.arm.connect()
@@ -160,12 +160,12 @@ class RealGame:
     ) -> Game:
         """A game on this table; a resumed game must see on the board what its log says (`GameLog.take_board`)."""
         board, colours = self.setup.board, self.setup.colours
-        references = (colours.robot_bgr, colours.person_bgr)
+        references = None if colours is None else (colours.robot_bgr, colours.person_bgr)
         watcher = BoardWatcher(
             self.camera,
             (board.rows, board.cols),
             np.asarray(board.corners_px),
-            references if settings.robot_first else references[::-1],
+            references if settings.robot_first or references is None else references[::-1],
             settings.stable_frames,
         )
         if previous is not None:

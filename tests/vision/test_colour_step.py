@@ -69,3 +69,43 @@ def test_a_colour_needs_a_disc() -> None:
     image, corners = render_board(grid, Scene(seed=1))
     with pytest.raises(ValueError, match="at least one disc"):
         colours_from_discs(image, _board(corners), [(0, 0)], [], _empty_cells(grid))
+
+
+def _run_colours_step(tmp_path, image: np.ndarray, corners: np.ndarray, *columns: str) -> tuple[int, str]:
+    import contextlib
+    import io
+
+    import cv2
+
+    from calibration import store
+    from calibration.store import Setup
+    from robot.cli.main import main
+
+    config, photo = tmp_path / "setup.toml", tmp_path / "discs.png"
+    store.save(Setup(board=_board(corners)), config)
+    cv2.imwrite(str(photo), image)
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        status = main(["calibrate", "colours", "--image", str(photo), "--config", str(config), *columns])
+    return status, printed.getvalue()
+
+
+def test_calibrate_colours_takes_several_discs_of_each_colour(tmp_path) -> None:
+    from calibration import store
+
+    grid = _grid((0, 0, 1), (0, 2, 1), (0, 5, 2), (0, 6, 2))
+    image, corners = render_board(grid, Scene(noise_sigma=3.0, light_gradient=0.2, seed=7))
+    status, printed = _run_colours_step(
+        tmp_path, image, corners, "--robot-column", "1", "3", "--person-column", "6", "7"
+    )
+    assert status == 0 and "warning" not in printed, printed
+    colours = store.load(tmp_path / "setup.toml").colours
+    assert (colours.robot, colours.person) == ("R", "Y")
+
+
+def test_calibrate_colours_warns_of_colours_the_game_could_confuse(tmp_path) -> None:
+    dark_red = (20, 20, 140)  # far enough in BGR for the step, a shade of the red for the reader
+    grid = _grid((0, 0, 1), (0, 6, 2))
+    image, corners = render_board(grid, Scene(disc_bgr=(RED_BGR, dark_red), seed=8))
+    status, printed = _run_colours_step(tmp_path, image, corners)
+    assert status == 0 and "warning: the two players' discs look alike in this light" in printed, printed

@@ -105,3 +105,17 @@ def test_colours_too_close_are_named_when_the_game_learns_them() -> None:
     watcher.know(grid)
     assert [kind for kind, _ in said] == [EventKind.COLOURS_TOO_CLOSE]
     assert said[0][1]["detail"].startswith("The two players' discs look alike")
+
+
+def test_without_calibrated_colours_the_first_moves_teach_them() -> None:
+    scene = Scene(noise_sigma=3.0, light_gradient=0.2, seed=25)
+    boards = [random_game_grid(moves, seed=25) for moves in range(4)]
+    watcher, said = _watcher(render_board(boards[0], scene)[0], render_board(boards[0], scene)[1], None)
+    for board in boards[:3]:
+        watcher.camera.show([render_board(board, scene)[0]])
+        watcher.look(5.0)
+        watcher.know(board)
+    assert np.abs(np.subtract(watcher.colours, (RED_BGR, YELLOW_BGR))).max() < 40
+    watcher.camera.show([render_board(boards[3], scene)[0]])
+    reading = watcher.look(5.0)
+    assert (reading.grid == boards[3]).all() and reading.colour_names == ("R", "Y") and said == []
