@@ -1,5 +1,5 @@
-"""`c4robot bench game rooms`: whole simulated games, each in its own seeded room (light, webcam pose, backdrop),
-reporting games finished, board agreement after every move, false events and robot turns per game
+"""`c4robot bench game rooms`: whole simulated games, each in its own seeded room (light, webcam pose, backdrop; in
+`--room makes` also the board's and discs' make and light that drifts, `sim.makes`), reporting games finished, board agreement after every move, false events and robot turns per game
 (`robot.game.room_trials` plays and judges them).
 
 Every failure is printed with its room, what was said (with what the hand really hid) and the first disagreement;

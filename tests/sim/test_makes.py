@@ -156,6 +156,22 @@ def test_speckled_discs_are_flecked() -> None:
     assert patch[:, 2].mean() > 1.4 * patch[:, 1].mean()
 
 
+@pytest.mark.parametrize(
+    ("name", "looks"),
+    [
+        ("glossy", lambda bgr: bgr[0] > 2 * bgr[2]),  # blue
+        ("thick matte", lambda bgr: bgr[2] > 2 * bgr[0]),  # red
+        ("ring", lambda bgr: bgr.max() < 60),  # black
+        ("speckled", lambda bgr: bgr.min() > 140),  # white
+    ],
+)
+def test_each_board_has_its_colour(name: str, looks) -> None:
+    with _table(MAKES[name]) as world:
+        centres = world.hole_centres_px()
+        face = _pixel(world.render_camera(), (centres[3, 3] + centres[3, 4]) / 2)
+    assert looks(face), f"the {MAKES[name].board} board's face is {face} (BGR)"
+
+
 def test_the_light_drifts_from_the_calibrated_level_as_the_game_goes_on() -> None:
     drift = LightDrift(exposure_swing=0.2, tint_swing_k=800.0, periods_s=(4.0, 6.0, 8.0))
     assert drift.exposure_at(0.0) == 1.0 and drift.tint_at(0.0) == 0.0
