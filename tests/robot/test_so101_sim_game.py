@@ -2,7 +2,7 @@
 played with it lands every disc where the robot meant it (`c4robot play --sim --arm so101`). With a setup imported
 from LeRobot (`--config`) the game goes through the project's Feetech driver and the twin's virtual servo bus: the
 end of a game lands every disc, the gripper never pushes at full torque, a bus that differs from the setup is the
-driver's mismatch error, and a hot servo pauses the game."""
+driver's mismatch error, a hot servo pauses the game and a gripper servo's restart stops it, told."""
 
 from __future__ import annotations
 
@@ -170,3 +170,23 @@ def test_a_servo_bus_setup_needs_the_so101(tmp_path: Path, capsys: pytest.Captur
     status = main(["play", "--sim", "--arm", "c4arm", "--config", str(config)])
     err = capsys.readouterr().err
     assert status != 0 and "--arm so101" in err and "Traceback" not in err
+
+
+def test_a_gripper_servo_restarting_mid_move_stops_the_game_with_the_restart_told(tmp_path: Path) -> None:
+    from robot.arm import ArmResetError
+    from sim.fake_devices import Fault
+
+    config = _imported(tmp_path, "so101_follower", SO101_LEROBOT)
+    previous = late_log(robot_to_move=True)
+    game_setup, settings, told = _sim_game(config, previous)
+    log = tmp_path / "g.json"
+    with game_setup:
+        game = game_setup.game(settings, log, previous)
+        bus = game_setup.servo_arm.bus
+        with bus.lock:
+            bus.fault = Fault("servo_restart", bus.changes + 12)  # a few goals into the robot's move
+        with pytest.raises(ArmResetError, match="gripper"):
+            game.play()
+    assert f"RESET {GRIPPER_ID}" in bus.executed
+    assert any("restarted in the middle of my move" in message for message in told)
+    assert [e["kind"] for e in json.loads(log.read_text())["events"]][-1] == "arm_restarted"
