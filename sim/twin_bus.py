@@ -10,7 +10,8 @@ setup's calibration left it (homing offsets, position limits), so a bus that dif
 Who owns the world: the servos move in the world's step listener, so they move exactly as far as the world's
 physics runs, on the thread that steps it, and the bus keeps the simulation's time. With `steps_world` (the twin,
 a table in real time for a host in another process) the bus's own thread steps the world by the wall clock, and
-whatever else acts on the world does so from step listeners on that thread. Without it (a game in this process)
+whatever else acts on the world does so from step listeners on that thread; a slow render there makes the
+simulation fall behind the wall clock (`CATCH_UP_S`) rather than hold the host's answers back. Without it (a game in this process)
 the game's thread owns the world: its camera, its simulated person and the driver's waits step it, and the bus's
 thread only answers packets. The servos' registers are shared by the two threads and taken under one lock, held
 for a packet or one physics step: the lock guards the bus, never the world, so a slow render on the game's thread
@@ -36,6 +37,9 @@ DISC_BETWEEN_JAWS_TICKS = 150  # closing on a disc, the jaws stop this far short
 # stream (goals late, then two at once) is evened out, as a loaded servo's acceleration limit does.
 LINK_SPEED_RAD_S = 2.0
 LONGEST_RAMP_S = 0.2  # a goal after a pause is reached at the servo's speed, not spread over the pause
+# The twin's thread runs at most this much simulated time between two looks at the host's packets: after a slow
+# render the simulation falls behind the wall clock instead of catching up while the host waits for an answer.
+CATCH_UP_S = 0.05
 
 
 @dataclass(frozen=True)
@@ -127,7 +131,7 @@ class WorldServoBus(FakeFeetechBus):
         servos move with the world's steps)."""
         if not self.steps_world:
             return
-        self._debt_s += dt_s
+        self._debt_s = min(self._debt_s + dt_s, CATCH_UP_S)
         step_s = self.world.time_step_s
         while self._debt_s >= step_s:
             self._debt_s -= step_s
