@@ -41,6 +41,7 @@ ANSWER_SLACK_S = 5.0  # beyond the budget, before a caller gives up on a residen
 MAX_REQUEST_BYTES = 4096
 RESIDENT_WAIT_S = 120.0  # a resident still loading after this long (a swamped machine) is given up on
 POLL_S = 0.02  # how often a caller waiting for a new resident looks whether it listens yet
+MAX_SOCKET_PATH_BYTES = 103  # a Unix socket's path: 108 bytes on Linux, 104 on macOS, with the closing NUL
 
 
 @dataclass(frozen=True)
@@ -60,9 +61,12 @@ def enabled() -> bool:
 
 
 def socket_path() -> Path:
-    """This user's socket for the engine's current sources, in a folder only this user may enter."""
-    base = Path(os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()) / f"c4robot-{os.getuid()}"
-    return base / f"engine-{sources_fingerprint()[:16]}.sock"
+    """This user's socket for the engine's current sources, in a folder only this user may enter: under
+    XDG_RUNTIME_DIR, else the temporary folder, else /tmp, the first whose path a Unix socket can take."""
+    name = Path(f"c4robot-{os.getuid()}") / f"engine-{sources_fingerprint()[:16]}.sock"
+    bases = [os.environ.get("XDG_RUNTIME_DIR"), tempfile.gettempdir(), "/tmp"]
+    paths = [Path(base) / name for base in bases if base]
+    return next((path for path in paths if len(os.fsencode(path)) <= MAX_SOCKET_PATH_BYTES), paths[-1])
 
 
 def _private(folder: Path) -> bool:

@@ -10,7 +10,9 @@ import socket
 import struct
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -98,16 +100,22 @@ def _serving_pid(path: Path) -> int:
     return struct.unpack("3i", credentials)[0]
 
 
+@pytest.fixture
+def runtime_dir() -> Iterator[Path]:
+    """A private runtime folder short enough for a Unix socket's path (pytest-xdist's tmp_path is not)."""
+    with tempfile.TemporaryDirectory(prefix="c4-") as folder:
+        yield Path(folder)
+
+
 @pytest.mark.skipif(not hasattr(socket, "SO_PEERCRED"), reason="finds the resident to stop it by SO_PEERCRED (Linux)")
-@pytest.mark.slow  # passes alone; after test_clock's forced-clock processes in the same run it answers itself
-def test_a_cold_move_waits_for_a_new_resident_and_the_next_call_asks_it(tmp_path: Path) -> None:
-    env = {"C4ROBOT_RESIDENT": "1", "XDG_RUNTIME_DIR": str(tmp_path)}
+def test_a_cold_move_waits_for_a_new_resident_and_the_next_call_asks_it(runtime_dir: Path) -> None:
+    env = {"C4ROBOT_RESIDENT": "1", "XDG_RUNTIME_DIR": str(runtime_dir)}
     # The kernels cached first, as on any later run: a test beside this one may have compiled them under another
     # clock, and a call that compiles answers itself (a resident would take as long).
     prepare = "from engine.preparation import prepare_engine; prepare_engine(print)"
     subprocess.run([sys.executable, "-c", prepare], env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT, check=True)
     first = _cold_move(WON_ONE_WAY, **env)
-    sockets = list(tmp_path.glob("c4robot-*/engine-*.sock"))
+    sockets = list(runtime_dir.glob("c4robot-*/engine-*.sock"))
     try:
         assert first["by"] == "resident" and first["waited_ms"] > 0 and not first["numba"]
         assert _keeps_value(WON_ONE_WAY, first["column"])

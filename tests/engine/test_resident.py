@@ -3,6 +3,7 @@ refuses what the search refuses, and stands aside for a live resident or replace
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
 import time
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from engine.position import Position
-from engine.resident import ask_resident, loading, serve, start_resident
+from engine.resident import MAX_SOCKET_PATH_BYTES, ask_resident, loading, serve, socket_path, start_resident
 
 
 def _request(moves: str, known_at: float | None = None, seed: int | None = None) -> dict:
@@ -141,3 +142,20 @@ def test_the_move_client_loads_neither_numpy_nor_numba() -> None:
     )
     loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert loaded.strip() == "[]"
+
+
+def test_a_runtime_folder_too_deep_for_a_socket_gives_way_to_a_shorter_one(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A Unix socket's path holds about 100 bytes: a deeper one made every resident die unseen at its bind
+    (pytest-xdist's tmp_path is that deep), and every move then loaded the engine itself."""
+    monkeypatch.setenv("XDG_RUNTIME_DIR", "/run/user/1000")
+    assert socket_path().parent == Path(f"/run/user/1000/c4robot-{os.getuid()}")
+    deep = tmp_path / ("d" * 100)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(deep))
+    path = socket_path()
+    assert len(os.fsencode(path)) <= MAX_SOCKET_PATH_BYTES and not path.is_relative_to(deep)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as too_deep:
+        deep.mkdir()
+        with pytest.raises(OSError, match="too long"):
+            too_deep.bind(str(deep / path.relative_to(path.parent.parent)))
