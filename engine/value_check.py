@@ -48,11 +48,15 @@ class Verdict:
 
 class Judge:
     """Outcomes (1 win, 0 draw, -1 loss for the side to move) by full weak solves, remembered in `path`
-    when one is given (a file of moves -> outcome: the facts never change)."""
+    when one is given (the facts never change), with which positions a cold solve in the budget cannot
+    decide (`too_big`: finding the hard ones takes thousands of node-limited solves)."""
 
     def __init__(self, path: Path | None = None, table_mb: float = 128.0) -> None:
         self.path = path
-        self.known: dict[str, int] = json.loads(path.read_text()) if path is not None and path.is_file() else {}
+        saved = json.loads(path.read_text()) if path is not None and path.is_file() else {}
+        flat = "outcomes" not in saved  # a file of the first format: outcomes only
+        self.known: dict[str, int] = saved if flat else saved["outcomes"]
+        self.big: dict[str, bool] = {} if flat else saved["too_big"]
         self.solver = Solver(table_mb)
 
     def outcome(self, moves: str) -> int:
@@ -65,9 +69,16 @@ class Judge:
                 self.known[moves] = self.solver.solve(position, weak=True).score
         return self.known[moves]
 
+    def too_big(self, moves: str) -> bool:
+        """True when a cold weak solve of `moves` needs more than HARD_NODES nodes."""
+        if moves not in self.big:
+            self.solver.clear()
+            self.big[moves] = self.solver.solve(Position.from_moves(moves), weak=True, node_limit=HARD_NODES) is None
+        return self.big[moves]
+
     def save(self) -> None:
         if self.path is not None:
-            self.path.write_text(json.dumps(self.known, sort_keys=True))
+            self.path.write_text(json.dumps({"outcomes": self.known, "too_big": self.big}, sort_keys=True))
 
 
 def positions_to_check(
@@ -91,8 +102,7 @@ def hard_positions(count: int, max_plies: int, seed: int, judge: Judge) -> list[
     found: list[tuple[str, int]] = []
     while len(found) < count:
         moves = random_opening(rng.randint(HARD_MIN_PLIES, max_plies), rng)
-        judge.solver.clear()
-        if judge.solver.solve(Position.from_moves(moves), weak=True, node_limit=HARD_NODES) is None:
+        if judge.too_big(moves):
             found.append((moves, judge.outcome(moves)))
     return found
 

@@ -304,16 +304,16 @@ def bench_keeps_value(args: argparse.Namespace) -> int:
     warm_up()
     judge = Judge(args.judged)
     hard: list[tuple[str, int | None]] = []
-    if args.hard:
-        print(f"finding {args.hard} hard positions (a weak solve each)...", flush=True)
-        hard = list(hard_positions(args.hard, KEEPS_VALUE_PLIES, seed=0, judge=judge))
-    print(
-        f"{len(positions) + len(hard)} positions: {len(positions) - args.randoms} test-set lines of up to "
-        f"{KEEPS_VALUE_PLIES} plies ({','.join(names)}), {args.randoms} random ones, {len(hard)} hard random ones "
-        "(seed 0); level 10, 500 ms, cold table",
-        flush=True,
-    )
     try:
+        if args.hard:
+            print(f"finding {args.hard} hard positions (a weak solve each)...", flush=True)
+            hard = list(hard_positions(args.hard, KEEPS_VALUE_PLIES, seed=0, judge=judge))
+        print(
+            f"{len(positions) + len(hard)} positions: {len(positions) - args.randoms} test-set lines of up to "
+            f"{KEEPS_VALUE_PLIES} plies ({','.join(names)}), {args.randoms} random ones, {len(hard)} hard random "
+            "ones (seed 0); level 10, 500 ms, cold table",
+            flush=True,
+        )
         verdicts = check_moves(
             positions + hard, judge, on_verdict=lambda v: None if v.kept else print(describe_miss(v), flush=True)
         )

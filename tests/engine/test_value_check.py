@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from engine.position import Position
@@ -36,7 +37,9 @@ def test_positions_are_the_short_rows_then_seeded_random_ones() -> None:
 def test_hard_positions_are_too_big_for_a_cold_solve_in_the_budget_and_judged() -> None:
     judge = Judge(table_mb=16)
     found = hard_positions(1, max_plies=12, seed=1, judge=judge)
-    assert hard_positions(1, max_plies=12, seed=1, judge=judge) == found
+    tried = dict(judge.big)
+    assert hard_positions(1, max_plies=12, seed=1, judge=judge) == found and judge.big == tried  # none solved again
+    assert sum(tried.values()) == 1 and tried[found[0][0]]
     cold = Solver(16)
     for moves, value in found:
         assert HARD_MIN_PLIES <= len(moves) <= 12 and judge.known[moves] == value
@@ -52,6 +55,8 @@ def test_the_judge_solves_once_and_remembers_in_its_file(shared_dir: Path, tmp_p
     judge.save()
     again = Judge(path, table_mb=4)
     assert again.known == judge.known and len(again.known) == 5
+    path.write_text(json.dumps(judge.known))  # the first format: outcomes only
+    assert Judge(path, table_mb=4).known == judge.known
     finished = "1212121"  # the first player has four in column 1: the side to move has lost
     assert again.outcome(finished) == -1
 
