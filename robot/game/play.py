@@ -52,7 +52,9 @@ def play_sim_game(
                 world = game_setup.world
                 films.append(Film(world, VIEW_FILM_FPS, observer.on_film, world.seed, wanted, with_webcam=False))
         try:
-            return game.play().summary()
+            summary = game.play().summary()
+            game_setup.park()
+            return summary
         finally:
             for film in films:
                 film.close()

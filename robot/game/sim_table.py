@@ -279,6 +279,12 @@ class SimGame:
             self.film = Film(self.world, self.recorder.fps, self.recorder.on_film, self.world.seed)
         return game
 
+    def park(self) -> None:
+        """At a game's end or pause: the driver's servos let go (torque off), as on the real table; the arm stands
+        where its last move left it. The direct path has no torque to release."""
+        if self.servo_arm is not None:
+            self.servo_arm.arm.set_torque(False)
+
     def __enter__(self) -> SimGame:
         return self
 

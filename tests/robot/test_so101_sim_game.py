@@ -16,7 +16,7 @@ from calibration.lerobot import arm_settings
 from robot.arm.drivers import feetech_wire as wire
 from robot.arm.drivers.feetech_servos import GRIPPER_TORQUE_LIMIT
 from robot.cli import main
-from sim.feetech_bus import HOMING_OFFSET, TORQUE_LIMIT
+from sim.feetech_bus import HOMING_OFFSET, TORQUE_ENABLE, TORQUE_LIMIT
 from tests.late_games import late_log
 
 FULL_TORQUE = 1000  # 0.1 % of a servo's full torque
@@ -157,6 +157,8 @@ def test_a_hot_servo_pauses_the_game_saved_with_its_event(tmp_path: Path) -> Non
         with bus.lock:
             bus.servos[3].temperature_c = 95.0  # the elbow, past its 70 C
         summary = game.play().summary()
+        game_setup.park()  # what `play` does next: the servos let go, the hot one included, and cool
+        assert not any(servo.registers[TORQUE_ENABLE] for servo in bus.servos.values())
     assert "winner" not in summary or summary["winner"] is None
     assert "elbow_flex" in summary["stopped"] and "overheating" in summary["stopped"]
     (hot,) = [e for e in summary["events"] if e["kind"] == "servo_hot"]

@@ -229,9 +229,14 @@ class FeetechArm(Arm):
         return {i: (eeprom.homing_offset, eeprom.limits) for i, eeprom in parsed.items()}
 
     def set_torque(self, on: bool) -> None:
-        """Torque on or off on every servo (off: the joints can be moved by hand, for calibration)."""
-        for servo_id in self.layout.ids:
-            self.bus.write(servo_id, wire.TORQUE_ENABLE, bytes([int(on)]))
+        """Torque on or off on every servo (off: the joints can be moved by hand, for calibration, and a hot servo
+        cools). Off goes through whatever a servo's status reports: it is how an arm with a fault is made safe."""
+        self.bus.stopping = not on
+        try:
+            for servo_id in self.layout.ids:
+                self.bus.write(servo_id, wire.TORQUE_ENABLE, bytes([int(on)]))
+        finally:
+            self.bus.stopping = False
 
     def _wait_arrived(self, goals: dict[int, int], timeout_s: float) -> None:
         deadline = ClockDeadline(self.clock, timeout_s)
