@@ -1,5 +1,5 @@
-"""Frame sources behind one interface: an OpenCV camera (index or URL), a video file, a folder of images,
-and the simulated camera. Each is a context manager whose `read()` returns one BGR frame.
+"""Frame sources behind one interface: an OpenCV camera (index or URL), a video file, a folder of images, a still
+frame, and the simulated camera. Each is a context manager whose `read()` returns one BGR frame.
 """
 
 from __future__ import annotations
@@ -276,6 +276,19 @@ class ImageFolderCamera(_ClosingContext):
         if frame is None:
             raise OSError(f"image {path} could not be read: remove it or replace it with a PNG or JPEG")
         return frame
+
+
+class StillCamera(_ClosingContext):
+    """One frame, again at every read, until another is shown: a photo as a camera (the benches, tests)."""
+
+    def __init__(self, frame: np.ndarray) -> None:
+        self.frame = frame
+
+    def show(self, frame: np.ndarray) -> None:
+        self.frame = frame
+
+    def read(self) -> np.ndarray:
+        return self.frame
 
 
 class SimCamera(_ClosingContext):

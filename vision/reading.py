@@ -21,11 +21,11 @@ from vision.classify import classify
 from vision.colour_names import LETTERS, colour_letters
 from vision.frame_check import framed
 from vision.geometry import check_corners, check_shape, hole_centres_px
-from vision.hole_samples import HoleSamples, sample_holes, to_weighted_lab
+from vision.hole_samples import FACE_RADIUS, HoleSamples, sample_holes, to_weighted_lab
 from vision.known_board import judged_against_known
 from vision.localise import BoardNotFoundError, locate_board, refine_corners
 from vision.occlusion import OCCLUDED_CONFIDENCE, covered_sentence, occluded_holes, rays_off_the_face
-from vision.stale_colours import checked_against_frame
+from vision.stale_colours import checked_against_frame, drifted
 
 UNKNOWN_COLOUR = "?"
 # Median over holes of the weighted-Lab distance between a hole and the board face, far above this for a board
@@ -166,10 +166,16 @@ def read(
     reference = _reference_colours(colours, lift)
     known_face = None if face is None else _lifted_lab(np.asarray(face, dtype=np.float64)[None], lift)[0]
 
+    face_in_reach = None if known_face is None else drifted(known_face)
+
     def sample(lattice: np.ndarray) -> HoleSamples:
-        """The holes of a lattice, with the board's face colour known from the game when it is."""
+        """The holes of a lattice, with the board's face colour known from the game when it is: the frame's own face
+        where that is the known one in some light within reach (the light has drifted since), else the known one (a
+        hand or a sleeve over most of the board)."""
         samples = sample_holes(image, lattice, (rows, cols))
-        return samples if known_face is None else dataclasses.replace(samples, face=known_face)
+        if known_face is None or np.linalg.norm(face_in_reach - samples.face, axis=1).min() < FACE_RADIUS:
+            return samples
+        return dataclasses.replace(samples, face=known_face)
 
     problems: list[str] = []
     off_frame = None

@@ -21,6 +21,7 @@ named (`notify`, EventKind.LIGHT_CHANGED), as are colours too close to tell apar
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Callable, Sequence
 
@@ -34,6 +35,7 @@ from vision.hole_samples import face_colour, sample_holes
 from vision.localise import BoardNotFoundError, locate_board
 from vision.moves import players_grid
 from vision.reading import COVERED_BOARD
+from vision.reliability import SURE
 from vision.stale_colours import STALE_COLOURS
 from vision.unchanged import cover_unproven_removals, reference_patches, trust_unchanged_empties
 
@@ -100,11 +102,19 @@ class BoardWatcher:
             return
         moved = STALE_COLOURS in reading.problems  # the light of this frame replaces the colours learnt before
         self.colour_model.learn(frame, reading.corners, self.known_board, self._unlike_known(reading), relearn=moved)
+        self._follow_face(frame, reading)
         problem = self.colour_model.separation_problem()
         if problem is not None:
             self._name(EventKind.COLOURS_TOO_CLOSE, detail=problem[0].upper() + problem[1:] + ".")
         else:
             self._named.discard(EventKind.COLOURS_TOO_CLOSE)
+
+    def _follow_face(self, frame: np.ndarray, reading: BoardReading) -> None:
+        """The board face's colour taken again from a frame with nothing in front of the board: the colours are
+        looked for in the light the face shows, and a face kept from the empty board's frames goes stale as the
+        light drifts."""
+        if self.face is not None and (reading.covered is None or not reading.covered.any()):
+            self.face = face_colour([frame], reading.corners, self.shape)
 
     def _unlike_known(self, reading: BoardReading) -> np.ndarray:
         """(rows, cols) bool: the holes whose pixels do not show what the game knows there (covered, read otherwise)."""
@@ -141,9 +151,10 @@ class BoardWatcher:
 
     def _relearnt(self, frame: np.ndarray, reading: BoardReading) -> BoardReading:
         """A frame in light the colours no longer fit (the reading was checked against the frame's own colours):
-        the colours re-learnt from the discs the game knows in it, once per board the game knows (later frames in
-        that light are checked as this one was), and the frame read again with them; where the game knows no disc
-        of a player in view, the change of light is named and the checked reading stands."""
+        the colours and the face re-learnt from the discs the game knows in it and the frame read again with them,
+        once per board the game knows; kept unless that reading is less sure than the checked one (discs burnt at
+        the camera's ceiling fit no colour well), and later frames in that light are read as this one was. Where the
+        game knows no disc of a player in view, the change of light is named and the checked reading stands."""
         known = self.known_board
         if known is None:
             return reading
@@ -153,10 +164,16 @@ class BoardWatcher:
         if not all((known[~unlike] == player).any() for player in (1, 2)):
             self._name(EventKind.LIGHT_CHANGED)
             return reading
+        kept_model, kept_face = copy.deepcopy(self.colour_model), self.face
         self.colour_model.learn(frame, reading.corners, known, unlike, relearn=True)
+        self._follow_face(frame, reading)
         self._relearnt_at = known.copy()
         self._named.discard(EventKind.LIGHT_CHANGED)
-        return read(frame, self.shape, self.corners, self.colours, self.face, known=known)
+        again = read(frame, self.shape, self.corners, self.colours, self.face, known=known)
+        if (again.confidence < SURE).sum() <= (reading.confidence < SURE).sum():
+            return again
+        self.colour_model, self.face = kept_model, kept_face
+        return reading
 
     def look(self, timeout_s: float) -> BoardReading:
         """The next reading that stays the same over several frames. Raises BoardUnseenError after `timeout_s`."""

@@ -46,3 +46,17 @@ def test_a_grey_frame_with_the_face_known_is_still_a_board_not_seen() -> None:
     grey = np.full_like(frame, 128)
     reading = vision.read(grey, SHAPE, corners, face=face_colour([frame], corners, SHAPE))
     assert not reading.is_board_found and "covers the board" in reading.problems[0]
+
+
+def test_a_face_known_in_other_light_gives_way_to_the_frames_own() -> None:
+    from tests.vision.conftest import RED_BGR, YELLOW_BGR, Scene, random_game_grid
+    from vision.degrade import DRIFTS
+    from vision.reliability import SURE
+
+    scene = Scene(noise_sigma=3.0, light_gradient=0.2, seed=22)
+    before, after = random_game_grid(12, seed=22), random_game_grid(13, seed=22)
+    empty, corners = render_board(np.zeros(SHAPE, np.int8), scene)
+    brighter = DRIFTS["exposure +30%"](render_board(after, scene)[0])
+    face = face_colour([empty], corners, SHAPE)
+    reading = vision.read(brighter, SHAPE, corners, (RED_BGR, YELLOW_BGR), face, known=before)
+    assert (reading.grid == after).all() and (reading.confidence >= SURE).all(), reading.problems
