@@ -31,25 +31,29 @@ def run_bench_rooms(games_count: int, seed: int, room: str, opponent: str, frame
             print(_progress(index + 1, games_count, game), flush=True)
     print()
     print(
-        f"{'game':>4} {'seed':>5} {'robot':>6} {'result':>8} {'moves':>5} {'agree':>5} {'false':>5} {'hand':>4} {'wall s':>6}"
+        f"{'game':>4} {'seed':>5} {'robot':>6} {'result':>8} {'moves':>5} {'agree':>5} {'false':>5} {'hand':>4} "
+        f"{'light':>5} {'wall s':>6}"
     )
     for index, game in enumerate(games, 1):
-        notices, false = len(game.judge.notices), len(game.judge.false_events)
+        notices, false, light = len(game.judge.notices), len(game.judge.false_events), len(game.judge.light_events)
         print(
             f"{index:>4} {game.seed:>5} {'first' if game.robot_first else 'second':>6} {game.result:>8} "
             f"{len(game.summary.get('moves', '')):>5} {'yes' if game.agrees else 'no':>5} {false:>5} "
-            f"{notices - false:>4} {game.wall_s:>6.0f}"
+            f"{notices - false - light:>4} {light:>5} {game.wall_s:>6.0f}"
         )
     turns = [len(game.summary["turns"]) for game in games if game.summary]
     finished = sum(game.finished for game in games)
     agreeing = sum(game.agrees for game in games)
     false_events = sum(len(game.judge.false_events) for game in games)
-    hand_events = sum(len(game.judge.notices) - len(game.judge.false_events) for game in games)
+    light_events = sum(len(game.judge.light_events) for game in games)
+    hand_events = sum(len(game.judge.notices) - len(game.judge.false_events) for game in games) - light_events
     print()
     print(f"games finished: {finished}/{len(games)}")
     print(f"board agreement after every move: {agreeing}/{len(games)} games")
     print(f"false events (no one misbehaved; not a hand really in front of the columns named): {false_events}")
     print(f"hand events (something covers columns the person's hand really hid then): {hand_events}")
+    if any(game.judge.drift is not None for game in games):
+        print(f"light events (the light changed, said when the webcam's light had drifted): {light_events}")
     wall = [game.wall_s for game in games]
     print(f"wall time: {sum(wall):.0f} s (median {statistics.median(wall):.0f} s a game)")
     if turns:

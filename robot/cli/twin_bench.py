@@ -203,6 +203,7 @@ class TwinGame:
     agreements: list[bool] = field(default_factory=list)
     failure: str | None = None
     wall_s: float = 0.0
+    calibration_s: float | None = None  # None: played on the twin's truth setup
 
     @property
     def finished(self) -> bool:
@@ -221,9 +222,18 @@ class TwinGame:
 
 
 def play_twin_game(
-    protocol: str, room: str, seed: int, robot_first: bool, opponent: str, time_ms: float, folder: Path
+    protocol: str,
+    room: str,
+    seed: int,
+    robot_first: bool,
+    opponent: str,
+    time_ms: float,
+    folder: Path,
+    calibrate: bool = True,
 ) -> TwinGame:
-    """One whole game through the real path against a fresh twin."""
+    """One whole game through the real path against a fresh twin: the table calibrated through the real commands
+    first (`calibrate`), else played on the twin's truth setup."""
+    from robot.cli.twin_calibration import calibrate_table
     from robot.game.log import GameLog
 
     game = TwinGame(seed, robot_first)
@@ -234,7 +244,11 @@ def play_twin_game(
     try:
         with TwinProcess(serve, folder) as twin:
             info = twin.info
-            play = ["--serial", info["port"], "--camera", info["camera"], "--config", info["truth_setup"]]
+            setup = info["truth_setup"]
+            if calibrate:
+                setup = calibrate_table(twin, folder / f"setup-{seed}.toml")
+                game.calibration_s = time.monotonic() - started
+            play = ["--serial", info["port"], "--camera", info["camera"], "--config", str(setup)]
             play += ["--log", str(log_path), "--time-ms", str(time_ms), "--seed", str(seed)]
             terminal = play_at_terminal(play + (["--robot-first"] if robot_first else []))
             time.sleep(1.0)  # the twin's last look at the game's log
@@ -245,7 +259,7 @@ def play_twin_game(
         if terminal.status != 0:
             lines = [line for line in terminal.transcript.splitlines() if line.startswith("c4robot:")]
             game.failure = lines[-1] if lines else f"play ended with status {terminal.status}"
-    except (OSError, RuntimeError, ValueError) as error:
+    except (OSError, RuntimeError, ValueError) as error:  # a calibration step too (CalibrationStepError)
         game.failure = str(error)
     game.wall_s = time.monotonic() - started
     return game
@@ -260,7 +274,14 @@ def run_twin_bench(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="c4twin-bench-") as folder:
         for index in range(args.games):
             game = play_twin_game(
-                args.protocol, args.room, args.seed + index, index % 2 == 0, args.opponent, args.time_ms, Path(folder)
+                args.protocol,
+                args.room,
+                args.seed + index,
+                index % 2 == 0,
+                args.opponent,
+                args.time_ms,
+                Path(folder),
+                calibrate=not args.truth_setup,
             )
             games.append(game)
             if not args.json:
@@ -274,6 +295,8 @@ def run_twin_bench(args: argparse.Namespace) -> int:
         "robot_turns": len(turns),
         "median_arm_s": round(statistics.median(t["arm_s"] for t in turns), 2) if turns else None,
         "median_vision_s": round(statistics.median(t["vision_s"] for t in turns), 3) if turns else None,
+        "calibrated": not args.truth_setup,
+        "median_calibration_s": _median([game.calibration_s for game in games if game.calibration_s is not None]),
         "failures": [game.failure for game in games if game.failure],
     }
     if args.json:
@@ -282,9 +305,18 @@ def run_twin_bench(args: argparse.Namespace) -> int:
         print(
             f"\n{args.protocol} protocol, {args.room} room: {result['finished']}/{len(games)} finished, "
             f"{result['agreement']}/{len(games)} in agreement, {result['false_events']} false events; "
-            f"median robot turn: arm {result['median_arm_s']} s, vision {result['median_vision_s']} s"
+            f"median robot turn: arm {result['median_arm_s']} s, vision {result['median_vision_s']} s; "
+            + (
+                f"calibrated through the commands, median {result['median_calibration_s']} s"
+                if result["calibrated"]
+                else "played on the twin's truth setup"
+            )
         )
     return 0 if result["finished"] == result["agreement"] == len(games) and not result["false_events"] else 1
+
+
+def _median(values: list[float]) -> float | None:
+    return round(statistics.median(values), 1) if values else None
 
 
 def _print_game(number: int, game: TwinGame) -> None:
@@ -293,6 +325,7 @@ def _print_game(number: int, game: TwinGame) -> None:
     print(
         f"game {number} (seed {game.seed}, robot {first}): {winner}, {len(game.summary.get('moves', ''))} moves, "
         f"agree {'yes' if game.agrees else 'no'}, false events {len(game.false_events)}, {game.wall_s:.0f} s"
+        + ("" if game.calibration_s is None else f" ({game.calibration_s:.0f} s calibrating)")
         + (f"; {game.failure}" if game.failure else ""),
         flush=True,
     )

@@ -137,6 +137,11 @@ def add_twin_bench(game_modes: argparse._SubParsersAction) -> argparse.ArgumentP
     bench.add_argument("--seed", type=bounded_int(0, 2**31 - 1), default=1, help="the first game's seed")
     bench.add_argument("--opponent", default="random", help="the twin's person (default random)")
     bench.add_argument("--time-ms", type=finite_float(1, 600_000), default=300, help="the robot's budget per move")
+    bench.add_argument(
+        "--truth-setup",
+        action="store_true",
+        help="play on the twin's own calibration file instead of calibrating each table through the commands",
+    )
     bench.add_argument("--json", action="store_true", help="print a JSON summary")
     bench.set_defaults(run=run_twin_bench)
     return bench

@@ -2,8 +2,10 @@
 
 No one misbehaves in these games, but the person's hand does linger in front of the board. A notice that something
 covers columns (or the whole board) is true when the hand was in front of a hole or its rim in every column it
-names at that moment (`sim.person.Person.hidden_holes`, the segmentation of the webcam's view); every other notice
-is false. The judge reads the events' kinds and columns, never their sentences.
+names at that moment (`sim.person.Person.hidden_holes`, the segmentation of the webcam's view); in a room whose light
+drifts (`--room makes`, `sim.light_drift`), a notice that the light changed is true when the webcam's exposure or
+white balance then differs from the calibrated one by at least `LIGHT_CHANGE` (less, a person would not call it a
+change); every other notice is false. The judge reads the events' kinds and columns, never their sentences.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from robot.game.events import EventKind, GameEvent, GameObserver
 
 ROOM_GIVE_UP_S = 60.0  # a board that shows no move for a minute in a room will not: the reader cannot see it
 COVER_KINDS = (EventKind.COVERED, EventKind.BOARD_COVERED)
+LIGHT_CHANGE = (0.05, 250.0)  # exposure (share of the calibrated), white balance (kelvin)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -29,6 +32,7 @@ class Marked:
     event: GameEvent
     frame: np.ndarray | None
     hidden_columns: frozenset[int]
+    light_change: tuple[float, float] = (0.0, 0.0)  # exposure share, kelvin: the light then against the calibrated
 
     @property
     def is_true_cover(self) -> bool:
@@ -36,9 +40,21 @@ class Marked:
         named = frozenset(self.event.columns)
         return self.event.kind in COVER_KINDS and bool(named) and named <= self.hidden_columns
 
+    @property
+    def is_true_light(self) -> bool:
+        """A notice that the light changed, said when it really had."""
+        exposure, kelvin = self.light_change
+        return self.event.kind is EventKind.LIGHT_CHANGED and (
+            abs(exposure) >= LIGHT_CHANGE[0] or abs(kelvin) >= LIGHT_CHANGE[1]
+        )
+
     def describe(self) -> str:
         where = ", ".join(str(c + 1) for c in sorted(self.hidden_columns)) or "none"
-        return f"{self.event.kind}: {self.event.message} [the hand hid holes in columns: {where}]"
+        exposure, kelvin = self.light_change
+        light = (
+            f"; the light {100 * exposure:+.0f}%, {kelvin:+.0f} K since calibration" if any(self.light_change) else ""
+        )
+        return f"{self.event.kind}: {self.event.message} [the hand hid holes in columns: {where}{light}]"
 
 
 class EventJudge:
@@ -50,11 +66,12 @@ class EventJudge:
         self.frame: np.ndarray | None = None
         self.marked: list[Marked] = []
         self.person = None  # the game's sim.person.Person, once the game is built
+        self.drift = None  # the room's sim.light_drift.LightDrift, when its light drifts
 
     def on_state(self, snapshot: dict) -> None:
         said = snapshot.get("event")
         if said is not None and (said.is_notice or said.kind is EventKind.BOARD_DISAGREES):
-            self.marked.append(Marked(said, self.frame, self._hidden_columns()))
+            self.marked.append(Marked(said, self.frame, self._hidden_columns(), self._light_change()))
         if self.view is not None:
             self.view.on_state(snapshot)
 
@@ -71,14 +88,26 @@ class EventJudge:
         shares = self.person.hidden_holes(rim_m=(min(g.row_pitch_m, g.column_pitch_m) - g.hole_diameter_m) / 2)
         return frozenset(int(c) for c in np.flatnonzero((shares > 0).any(axis=0)))
 
+    def _light_change(self) -> tuple[float, float]:
+        """How far the webcam's light has drifted from the calibrated one now (none in a room whose light stays)."""
+        if self.drift is None or self.person is None:
+            return 0.0, 0.0
+        time_s = self.person.world.time_s
+        return self.drift.exposure_at(time_s) - 1.0, self.drift.tint_at(time_s)
+
     @property
     def notices(self) -> list[Marked]:
         return [m for m in self.marked if m.event.is_notice]
 
     @property
     def false_events(self) -> list[Marked]:
-        """Notices that are not a true cover, in the order said."""
-        return [m for m in self.notices if not m.is_true_cover]
+        """Notices that are neither a true cover nor a true change of light, in the order said."""
+        return [m for m in self.notices if not (m.is_true_cover or m.is_true_light)]
+
+    @property
+    def light_events(self) -> list[Marked]:
+        """Notices that the light changed, said when it had."""
+        return [m for m in self.notices if m.is_true_light]
 
     @property
     def disagreements(self) -> list[Marked]:
@@ -123,6 +152,7 @@ class RoomGame:
             with SimGame(table, self.robot_first, tell=lambda message: None) as game_setup:
                 game = game_setup.game(settings, log_path, None)
                 self.judge.person = game_setup.table.person
+                self.judge.drift = game_setup.room.drift
                 game.watch(self.judge)
                 self.summary = game.play().summary()
             self.failure = self.summary.get("stopped")

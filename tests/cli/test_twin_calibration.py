@@ -6,43 +6,23 @@ gives under 1: the MJPEG's compression, as a real network webcam's)."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import numpy as np
 
 import calibration
 from calibration.board import corner_error_px
-from robot.cli.twin_bench import C4ROBOT, TwinProcess
+from robot.cli.twin_bench import TwinProcess
+from robot.cli.twin_calibration import calibrate_vision
 
-STEP_TIMEOUT_S = 180.0
 FOCAL_TOLERANCE = 0.01  # `calibrate camera --sim` finds fx within a few tenths of a percent
 CORNER_TOLERANCE_PX = 5.0
-
-
-def _calibrate(config: Path, *args: str) -> str:
-    done = subprocess.run(
-        [*C4ROBOT, "calibrate", *args, "--config", str(config)],
-        capture_output=True,
-        text=True,
-        timeout=STEP_TIMEOUT_S,
-        stdin=subprocess.DEVNULL,
-    )
-    assert done.returncode == 0, done.stdout[-1000:] + done.stderr[-1000:]
-    return done.stdout
 
 
 def test_the_calibration_chain_agrees_with_the_twins_truth(tmp_path: Path) -> None:
     made = tmp_path / "made.toml"
     with TwinProcess(["--seed", "3", "--folder", str(tmp_path)], tmp_path) as twin:
-        camera = twin.info["camera"]
-        twin.ask("chessboard")
-        _calibrate(made, "camera", "--camera", camera, "--chessboard", "9x6", "--square-mm", "12", "--views", "10")
-        twin.ask("clear")
-        _calibrate(made, "board", "--camera", camera)
-        twin.ask("discs")
-        said = _calibrate(made, "colours", "--camera", camera)
-        twin.ask("clear")
+        said = calibrate_vision(twin, made)
         truth = calibration.load(twin.info["truth_setup"])
     setup = calibration.load(made)
     focal, true_focal = np.asarray(setup.camera.camera_matrix)[0, 0], np.asarray(truth.camera.camera_matrix)[0, 0]

@@ -132,3 +132,21 @@ def test_a_room_failure_keeps_the_frame_it_was_said_at(tmp_path) -> None:
     saved = judge.save(tmp_path, "varied_seed11", judge.false_events)
     assert [path.name for path in saved] == ["varied_seed11_1.png"]
     assert cv2.imread(str(saved[0])).max() == 0, "the frame the game had looked at when it spoke, not the last"
+
+
+def test_a_light_notice_is_true_only_when_the_light_had_really_drifted() -> None:
+    from robot.game.events import EventKind, GameEvent
+    from robot.game.room_trials import EventJudge
+    from sim.light_drift import LightDrift
+    from sim.person import Habits, Person
+
+    judge = EventJudge()
+    judge.drift = LightDrift(exposure_swing=0.2, tint_swing_k=0.0, periods_s=(8.0, 8.0, 8.0))
+    with World(NO_ARM) as world:
+        judge.person = Person(world, Habits.for_room("makes", 2), np.random.default_rng(2))
+        judge.on_state({"event": GameEvent(EventKind.LIGHT_CHANGED, "the light changed")})  # at once: no drift yet
+        world.step(2.0)  # a quarter of the wave: 20% brighter
+        judge.on_state({"event": GameEvent(EventKind.LIGHT_CHANGED, "the light changed")})
+    assert [m.is_true_light for m in judge.notices] == [False, True]
+    assert len(judge.false_events) == 1 and len(judge.light_events) == 1
+    assert "the light +20%" in judge.light_events[0].describe()
