@@ -225,18 +225,19 @@ class SimGame:
             furnish(self.world, self.room)
             person = parse_opponent(config.opponent, random.Random(config.seed), input, tell)
             hand = Person(self.world, Habits.for_room(config.room, seed), np.random.default_rng([seed, 41]))
-            setup = sim_calibration(self.world, config.calibration)
+            arm_settings = calibration.load(config.calibration).arm if config.calibration else {}
             arm, planner = SimArm(self.world), sim_planner(self.world)
-            if is_servo_bus(setup.arm):
+            if is_servo_bus(arm_settings):
                 if config.arm != "so101":
                     raise ValueError(
                         f"the [arm] section of {config.calibration} drives a Feetech servo bus (an SO-100 / SO-101): "
                         "play it with --arm so101"
                     )
-                self.servo_arm = SimServoArm(self.world, setup.arm)
+                self.servo_arm = SimServoArm(self.world, arm_settings)
                 arm = self.servo_arm.arm
                 planner = sim_planner(self.world, dataclasses.replace(self.servo_arm.config, urdf_path=None))
             self.table = SimTable(self.world, arm, planner, person, robot_first, mischief, hand, lingers)
+            setup = sim_calibration(self.world, config.calibration)
             colours = (setup.colours.robot_bgr, setup.colours.person_bgr)
             self.recorder = (
                 Recorder(config.record, png_frames=config.record_png, wide_view=True) if config.record else None
