@@ -25,7 +25,7 @@ import calibration
 from calibration.jogging import JOG_STEPS_M, JOG_YAW_STEP_RAD
 from calibration.store import ArmPose
 from robot.arm.kinematics import KinematicChain
-from robot.cli.twin_bench import C4ROBOT, TwinProcess
+from robot.cli.twin_process import C4ROBOT, TwinProcess
 from sim.config import DEFAULT_ARM_URDF
 
 STEP_TIMEOUT_S = 180.0

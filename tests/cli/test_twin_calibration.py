@@ -12,8 +12,8 @@ import numpy as np
 
 import calibration
 from calibration.board import corner_error_px
-from robot.cli.twin_bench import TwinProcess
 from robot.cli.twin_calibration import calibrate_vision
+from robot.cli.twin_process import TwinProcess
 
 FOCAL_TOLERANCE = 0.01  # `calibrate camera --sim` finds fx within a few tenths of a percent
 CORNER_TOLERANCE_PX = 5.0

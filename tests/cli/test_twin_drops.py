@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 
 import calibration
-from robot.cli.twin_bench import TwinProcess
 from robot.cli.twin_calibration import calibrate_drops
+from robot.cli.twin_process import TwinProcess
 
 POSE_TOLERANCE_M = 0.0015  # half the 1 mm step, and the interpolation between the first and last column
 

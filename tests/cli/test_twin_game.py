@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from robot.cli.twin_bench import TwinProcess, play_at_terminal, stream_gives_newest_frame
+from robot.cli.twin_process import TwinProcess, play_at_terminal, stream_gives_newest_frame
 from robot.game.log import GameLog
 
 MOVES = 3  # robot, person, robot

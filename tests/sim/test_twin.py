@@ -16,7 +16,7 @@ import pytest
 
 import calibration
 from robot.cli.main import main
-from robot.cli.twin_bench import C4ROBOT, TwinProcess
+from robot.cli.twin_process import C4ROBOT, TwinProcess
 from vision.cameras import open_camera
 
 
