@@ -14,7 +14,7 @@ from robot.game.config import (
     RealTableConfig,
     SimTableConfig,
 )
-from robot.game.events import GameObserver
+from robot.game.events import EventKind, GameObserver
 from robot.game.log import GameLog
 
 VIEW_FILM_FPS = 3.0  # the live view's table camera: enough to see the arm move, cheap to render
@@ -81,9 +81,9 @@ def play_real_game(
             game.watch(observer)
             if hasattr(observer, "on_arm"):  # a live view: no camera films the arm, so it is drawn from its joints
                 game_setup.show_arm_to(observer.on_arm)
-        summary = game.play().summary()
-        game_setup.park()
-        return summary
+        played = game.play()
+        game_setup.park(servo_hot=any(event.kind == EventKind.SERVO_HOT for event in played.events))
+        return played.summary()
 
 
 def _resumed(settings: GameSettings, previous: GameLog | None) -> GameSettings:

@@ -184,11 +184,13 @@ class RealGame:
         self.table.arm = ReportingArm(self.table.arm, planner.chain, planner.workcell, on_pose)
         self.table.arm.report()
 
-    def park(self) -> None:
-        """At a game's end: the arm home, and its servos' torque off where the driver can (they rest, unheated)."""
+    def park(self, servo_hot: bool = False) -> None:
+        """At a game's end or pause: the arm home, and its servos' torque off where the driver can (they rest,
+        unheated). After a hot servo's pause the arm is not moved (it would heat more, and the driver refuses)."""
         if self.arm is None:
             return
-        self.arm.home()
+        if not servo_hot:
+            self.arm.home()
         release_torque = getattr(self.arm, "set_torque", None)
         if release_torque is not None:
             release_torque(False)
