@@ -102,19 +102,20 @@ class GameLog:
 
     def take_board(self, seen_grid: np.ndarray) -> None:
         """Check the board the camera reads as a resumed game starts against the moves (`seen_grid`: 0 empty, 1 and
-        2 the two colours). A disc let go but unconfirmed counts when the board shows it, in whatever column it went,
-        and is forgotten when the board is as logged (the robot plays that turn again). RuntimeError when the board
-        is neither."""
+        2 the two colours). What may have happened while the game stood still counts when the board shows it: the
+        robot's disc let go but unconfirmed (in whatever column it went), then a person's disc in their turn. A
+        drop the board does not show is forgotten (the robot plays that turn again). RuntimeError for any other
+        board."""
         position = Position.from_moves(self.move_string, width=self.cols, height=self.rows)
-        logged = position.to_array()
-        seen = players_grid(logged, seen_grid)
+        seen = players_grid(position.to_array(), seen_grid)
         unconfirmed, self.unconfirmed = self.unconfirmed, None
-        if np.array_equal(seen, logged):
-            return
-        if unconfirmed is not None:
-            for column in position.legal_moves():
-                if np.array_equal(seen, position.play(column).to_array()):
-                    self.moves.append(column)
+        robot = 1 if self.robot_first else 2
+        for robots in [[]] + ([[column] for column in position.legal_moves()] if unconfirmed is not None else []):
+            after = position.play(robots[0]) if robots else position
+            persons = [[]] if after.side_to_move == robot else [[], *([c] for c in after.legal_moves())]
+            for person in persons:
+                if np.array_equal(seen, (after.play(person[0]) if person else after).to_array()):
+                    self.moves += robots + person
                     return
         raise RuntimeError(
             "the board the camera sees is not the one in the game log: set it up as logged, or start a new game "

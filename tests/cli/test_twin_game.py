@@ -5,6 +5,7 @@ with its log kept. The twin's process is always ended by the test."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -32,6 +33,7 @@ def test_a_stream_camera_gives_the_newest_frame(tmp_path: Path) -> None:
 
 
 GAME_TIMEOUT_S = 240.0
+STALL_S = 20.0
 
 
 def _enough_or_wrong(twin: TwinProcess) -> bool:
@@ -104,9 +106,34 @@ def test_a_reset_mid_game_ends_with_the_named_error_and_keeps_the_log(tmp_path: 
 
 @pytest.mark.slow  # a whole fault trial: CI runs a few moves per protocol; `pytest -m slow` runs these
 def test_a_stalled_stream_ends_with_the_named_error_and_keeps_the_log(tmp_path: Path, fresh_stream: None) -> None:
-    """The webcam's stream stops sending for 40 s once the person's first disc is on the board (a stall while the
-    robot's own disc is still unseen loses that move from the log: issue 34's report)."""
+    """The webcam's stream stops sending for 40 s once the person's first disc is on the board."""
     terminal, truth, agreements, logged = _play_with_faults("stall@2:40", tmp_path, MOVES)
     last = [line for line in terminal.transcript.splitlines() if line.startswith("c4robot:")]
     assert terminal.status == 1 and last and "camera" in last[-1], terminal.transcript[-2000:]
     assert len(logged.moves) >= 1 and logged.move_string == truth[: len(logged.moves)]
+
+
+@pytest.mark.slow  # a whole fault trial: CI runs a few moves per protocol; `pytest -m slow` runs these
+def test_a_stall_before_the_robot_s_disc_is_seen_keeps_the_drop_and_the_resume_counts_it(
+    tmp_path: Path, fresh_stream: None
+) -> None:
+    """The stream stops as the robot's first disc lands: the game ends naming the camera, its log keeps the drop as
+    unconfirmed, and `play --resume` once the stream is back sees the disc and counts it (and the person's, who
+    played meanwhile, as a person does)."""
+    log_path = tmp_path / "game.json"
+    serve = ["--seed", "5", "--robot-first", "--faults", f"stall@1:{STALL_S:.0f}", "--game-log", str(log_path)]
+    with TwinProcess([*serve, "--folder", str(tmp_path)], tmp_path) as twin:
+        info = twin.info
+        play = ["--serial", info["port"], "--camera", info["camera"], "--config", info["truth_setup"], "--robot-first"]
+        play += ["--log", str(log_path), "--time-ms", "200", "--seed", "5"]
+        stopped = play_at_terminal(play, GAME_TIMEOUT_S)
+        stopped_log = GameLog.load(log_path)
+        time.sleep(STALL_S)  # the stall began before the game ended: now the stream is surely back
+        resumed = play_at_terminal([*play, "--resume"], GAME_TIMEOUT_S, stop_when=lambda: len(twin.moves) >= MOVES)
+        truth = "".join(str(line["column"]) for line in twin.moves)
+    assert stopped.status == 1 and "camera" in stopped.transcript.splitlines()[-1], stopped.transcript[-2000:]
+    assert stopped_log.moves == [] and stopped_log.unconfirmed == int(truth[0]) - 1
+    resumed_log = GameLog.load(log_path)
+    assert resumed_log.move_string == truth[: len(resumed_log.moves)] and len(resumed_log.moves) >= 2, (
+        resumed.transcript[-2000:]
+    )

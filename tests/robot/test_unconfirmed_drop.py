@@ -1,5 +1,6 @@
 """A camera that fails after the arm let the robot's disc go, before it saw the disc land: the log keeps that drop as
-unconfirmed, and `--resume` counts it when the board shows it or plays the turn again when it does not."""
+unconfirmed, and `--resume` counts it when the board shows it (and a person's disc played meanwhile) or plays the
+turn again when it does not."""
 
 from __future__ import annotations
 
@@ -61,7 +62,9 @@ def _log(moves: str, unconfirmed: int | None) -> GameLog:
         ("44", 2, "443", "443"),  # the disc is where it was meant to go
         ("44", 2, "44", "44"),  # it never arrived: the robot plays that turn again
         ("44", 2, "445", "445"),  # it went elsewhere: the board is the truth
+        ("44", 2, "4435", "4435"),  # and the person played their turn while the game stood still
         ("44", None, "44", "44"),
+        ("443", None, "4436", "4436"),  # a person's move made while the game stood still at their turn
     ],
 )
 def test_a_resumed_board_settles_the_unconfirmed_drop(
@@ -72,10 +75,15 @@ def test_a_resumed_board_settles_the_unconfirmed_drop(
     assert log.move_string == after and log.unconfirmed is None
 
 
-@pytest.mark.parametrize(("unconfirmed", "board"), [(2, "4435"), (None, "443"), (2, "45")])
-def test_a_board_other_than_the_log_and_its_one_drop_is_refused(unconfirmed: int | None, board: str) -> None:
+@pytest.mark.parametrize(
+    ("moves", "unconfirmed", "board"),
+    [("44", 2, "44355"), ("44", None, "443"), ("44", 2, "45"), ("443", None, "44366"), ("443", None, "44")],
+)
+def test_a_board_other_than_the_log_and_what_stood_still_is_refused(
+    moves: str, unconfirmed: int | None, board: str
+) -> None:
     with pytest.raises(RuntimeError, match="not the one in the game log"):
-        _log("44", unconfirmed).take_board(_grid(board))
+        _log(moves, unconfirmed).take_board(_grid(board))
 
 
 def test_the_swapped_colours_of_a_reading_are_matched_to_the_players() -> None:
