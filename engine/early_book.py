@@ -6,8 +6,10 @@ more nodes than fit in the 500 ms budget. It holds every position of up to its d
 is won or drawn for the side to move, with a move that keeps that outcome (1 win, 0 draw; lost ones
 are left out: any move keeps a loss, and the player's heuristics pick the trickiest). `c4robot book
 early` weakly solves only the deepest ply; every shallower position's outcome follows from its
-children's. A deeper ply can take several sessions: `c4robot book early --add-solved` ships what its
-work file holds so far, as entries past the book's depth (`Book.score` then knows the ones it holds).
+children's, checked before the book is written (check_against_parents). Its solves run on this
+machine's cores or on a Dask cluster (engine.cluster_solves, docs/cluster-book.md). A deeper ply can take
+several sessions: `c4robot book early --add-solved` ships what its work file holds so far, as entries
+past the book's depth (`Book.score` then knows the ones it holds).
 
 Stored as a `Book` with `weak` set (engine/early_book.npz, the opening book's format and lookup).
 """
@@ -132,12 +134,7 @@ def build_early_book(
         ((moves, width, height) for key, moves in deepest.items() if key not in done),
         key=lambda job: (_off_centre(job[0][:-1], width), job[0]),
     )
-    if scheduler is None:
-        solves = _solves_on_this_machine(jobs, processes)
-    else:
-        from engine.cluster_solves import solves_on_cluster
-
-        solves = solves_on_cluster(keeping_solve, jobs, scheduler)
+    solves = _solves(jobs, processes, scheduler)
     started = last_save = time.perf_counter()
     try:
         for solved_now, (moves, outcome, column) in enumerate(solves, start=1):
@@ -173,7 +170,16 @@ def build_early_book(
     return book
 
 
-def _solves_on_this_machine(jobs: list[tuple[str, int, int]], processes: int) -> Iterator[tuple[str, int, int]]:
+def _solves(jobs: list[tuple[str, int, int]], processes: int, scheduler: Any) -> Iterator[tuple[str, int, int]]:
+    """keeping_solve of each job, in the order they finish: on the cluster at `scheduler`, else in a pool of
+    `processes` local worker processes; neither is started when there is nothing to solve."""
+    if not jobs:
+        return
+    if scheduler is not None:
+        from engine.cluster_solves import solves_on_cluster
+
+        yield from solves_on_cluster(keeping_solve, jobs, scheduler)
+        return
     with multiprocessing.get_context("spawn").Pool(processes) as pool:
         yield from pool.imap_unordered(_keep_one, jobs, chunksize=SIBLINGS_PER_JOB)
 
