@@ -38,7 +38,7 @@ LOG_CHECK_S = 0.5  # wall seconds between reads of the game's log
 HOME_TOLERANCE_M = 0.02
 ARM_AWAY_S = 1.0  # the arm at home this long before the person reaches in
 REQUESTS = ("chessboard", "discs", "clear", "play")
-CHESSBOARD_POSES = 30
+CHESSBOARD_POSES = 120  # a person keeps finding new poses: a view the step turns down is not shown again soon
 CHESSBOARD_HOLD_S = 0.5  # wall seconds the person holds the chessboard still in each pose
 PERSON_DISCS, ROBOT_DISCS = 1, 2  # the world's players (red, yellow), as in `play --sim`
 
