@@ -77,7 +77,10 @@ class Make:
 
     def __post_init__(self) -> None:
         if self.board not in BOARD_COLOURS or self.finish not in FINISHES:
-            raise ValueError(f"make {self.board!r} board, {self.finish!r} discs: use {BOARD_COLOURS} / {FINISHES}")
+            raise ValueError(
+                f"a {self.board!r} board with {self.finish!r} discs: boards are {', '.join(BOARD_COLOURS)}; "
+                f"finishes {', '.join(FINISHES)}"
+            )
         first, second = self.disc_letters
         if first == second or not any(set(pair) == {first, second} for pair in DISC_PAIRS[self.board]):
             raise ValueError(
