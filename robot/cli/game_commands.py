@@ -108,7 +108,12 @@ def register(commands: argparse._SubParsersAction, bench_targets: argparse._SubP
         help="games each in its own room drawn from its seed: finished, agreement, false events, each failure named",
     )
     rooms.add_argument("--games", type=bounded_int(1, 1000), default=6, help="games (rooms) to play (default 6)")
-    rooms.add_argument("--room", choices=ROOM_KINDS[1:], default="varied", help="varied (default) or hard")
+    rooms.add_argument(
+        "--room",
+        choices=ROOM_KINDS[1:],
+        default="varied",
+        help="varied (default), hard, or makes (boards and discs of many makes)",
+    )
     rooms.add_argument("--opponent", default="engine:5", help="the simulated person (default engine:5)")
     rooms.add_argument("--seed", type=bounded_int(0, 2**31 - 1), default=1, help="the first room's seed (default 1)")
     rooms.add_argument("--frames", metavar="DIR", type=Path, help="save the camera's frame of every failure there")
