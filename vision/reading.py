@@ -131,6 +131,15 @@ def _bgr_triple(weighted_lab: np.ndarray) -> tuple[int, int, int]:
     return tuple(int(v) for v in from_weighted_lab_to_bgr(weighted_lab))  # type: ignore[return-value]
 
 
+def _in_the_light_of_now(samples: HoleSamples, known_face: np.ndarray, own_face: np.ndarray | None) -> HoleSamples:
+    """With nothing in front of the board, the face the frame itself shows where that is the face known from the
+    empty board in some light within reach: the light has drifted since, and the disc colours are looked for in the
+    light the face shows now. The known face stays for finding what covers the board (a hand, a sleeve)."""
+    if own_face is None or np.linalg.norm(drifted(known_face) - own_face, axis=1).min() >= FACE_RADIUS:
+        return samples
+    return dataclasses.replace(samples, face=own_face)
+
+
 def _check_uncovered(samples: HoleSamples) -> None:
     """Raise BoardNotFoundError when the holes look just like the face around them: a hand, a sheet or
     a grey frame covers the board, and known corners alone would read it as an empty board."""
@@ -166,16 +175,13 @@ def read(
     reference = _reference_colours(colours, lift)
     known_face = None if face is None else _lifted_lab(np.asarray(face, dtype=np.float64)[None], lift)[0]
 
-    face_in_reach = None if known_face is None else drifted(known_face)
+    own_faces: dict[bytes, np.ndarray] = {}  # the face each lattice's frame showed, by the lattice
 
     def sample(lattice: np.ndarray) -> HoleSamples:
-        """The holes of a lattice, with the board's face colour known from the game when it is: the frame's own face
-        where that is the known one in some light within reach (the light has drifted since), else the known one (a
-        hand or a sleeve over most of the board)."""
+        """The holes of a lattice, with the board's face colour known from the game when it is."""
         samples = sample_holes(image, lattice, (rows, cols))
-        if known_face is None or np.linalg.norm(face_in_reach - samples.face, axis=1).min() < FACE_RADIUS:
-            return samples
-        return dataclasses.replace(samples, face=known_face)
+        own_faces[np.asarray(lattice).tobytes()] = samples.face
+        return samples if known_face is None else dataclasses.replace(samples, face=known_face)
 
     problems: list[str] = []
     off_frame = None
@@ -208,6 +214,8 @@ def read(
             if covered.any():  # a hand at an edge hides the frame too
                 off_frame = None
         samples = dataclasses.replace(samples, covered=covered.ravel(), grazed=grazed.ravel())
+        if known_face is not None and not (covered.any() or grazed.any()):
+            samples = _in_the_light_of_now(samples, known_face, own_faces.get(np.asarray(found).tobytes()))
     except BoardNotFoundError as error:
         return BoardReading(
             grid=np.zeros((rows, cols), dtype=np.int8),

@@ -41,6 +41,9 @@ from vision.unchanged import cover_unproven_removals, reference_patches, trust_u
 
 # Frames of the empty board taken for its reference: their mean lowers the reference's own noise.
 EMPTY_REFERENCE_FRAMES = 4
+# The light has moved when the board face's colour (weighted Lab) has moved this much since the last confirmed frame:
+# a change of exposure by a tenth moves it by about 5, a webcam's noise and the clutter round a board by under 2.
+LIGHT_MOVED = 4.0
 
 
 class BoardUnseenError(TimeoutError):
@@ -86,6 +89,7 @@ class BoardWatcher:
         self.notify: Callable[..., None] | None = None
         self._named: set[str] = set()  # what was named and still holds: said once, not every frame
         self._relearnt_at: np.ndarray | None = None  # the known board the colours were last re-learnt at
+        self._face_seen: np.ndarray | None = None  # the face (weighted Lab) in the last confirmed frame
 
     @property
     def colours(self) -> tuple[tuple[int, int, int], tuple[int, int, int]] | None:
@@ -103,11 +107,22 @@ class BoardWatcher:
         moved = STALE_COLOURS in reading.problems  # the light of this frame replaces the colours learnt before
         self.colour_model.learn(frame, reading.corners, self.known_board, self._unlike_known(reading), relearn=moved)
         self._follow_face(frame, reading)
+        if reading.covered is None or not reading.covered.any():
+            self._face_seen = sample_holes(frame, reading.corners, self.shape).face
         problem = self.colour_model.separation_problem()
         if problem is not None:
             self._name(EventKind.COLOURS_TOO_CLOSE, detail=problem[0].upper() + problem[1:] + ".")
         else:
             self._named.discard(EventKind.COLOURS_TOO_CLOSE)
+
+    def _has_light_moved(self, frame: np.ndarray, reading: BoardReading) -> bool:
+        """Whether the board's face shows other light than in the last confirmed frame (LIGHT_MOVED): the colours'
+        check alone also fails in steady light, on a board with few discs; nothing is said while something covers
+        the board."""
+        if self._face_seen is None or (reading.covered is not None and reading.covered.any()):
+            return False
+        face = sample_holes(frame, reading.corners, self.shape).face
+        return float(np.linalg.norm(face - self._face_seen)) > LIGHT_MOVED
 
     def _follow_face(self, frame: np.ndarray, reading: BoardReading) -> None:
         """The board face's colour taken again from a frame with nothing in front of the board: the colours are
@@ -154,7 +169,8 @@ class BoardWatcher:
         the colours and the face re-learnt from the discs the game knows in it and the frame read again with them,
         once per board the game knows; kept unless that reading is less sure than the checked one (discs burnt at
         the camera's ceiling fit no colour well), and later frames in that light are read as this one was. Where the
-        game knows no disc of a player in view, the change of light is named and the checked reading stands."""
+        game knows no disc of a player in view, the change of light is named (when the board's face shows it) and
+        the checked reading stands."""
         known = self.known_board
         if known is None:
             return reading
@@ -162,7 +178,8 @@ class BoardWatcher:
             return reading
         unlike = self._unlike_known(reading)
         if not all((known[~unlike] == player).any() for player in (1, 2)):
-            self._name(EventKind.LIGHT_CHANGED)
+            if self._has_light_moved(frame, reading):
+                self._name(EventKind.LIGHT_CHANGED)
             return reading
         kept_model, kept_face = copy.deepcopy(self.colour_model), self.face
         self.colour_model.learn(frame, reading.corners, known, unlike, relearn=True)

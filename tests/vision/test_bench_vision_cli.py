@@ -162,6 +162,28 @@ def test_calibrated_figures_of_a_users_folder_add_up(own_photos: Path) -> None:
     assert "pairs right" in out and out.count("exposure -20%") >= 1 and "median CPU" in out
 
 
+def test_calibrated_as_a_game_reads_gives_its_own_rows(own_photos: Path) -> None:
+    argv = ["bench", "vision", "calibrated", "--photos", str(own_photos), "--drifts", "warm light", "--as-game"]
+    status, out, err = run_in_process([*argv, "--json"])
+    report = json.loads(out)
+    assert [row["drift"] for row in report["game_rows"]] == ["warm light"]
+    assert status == (0 if report["is_trustworthy"] else 1) and report["game_median_cpu_ms"] > 0
+    row = report["game_rows"][0]
+    assert row["photos"] == 2 and row["cells"] == 84 and 0 <= row["light_named"] <= row["pairs"]
+    assert row["right"] + row["sure_wrong"] <= row["cells"]
+
+
+def test_the_board_a_move_before_takes_out_a_top_disc_of_the_last_mover() -> None:
+    import numpy as np
+
+    from robot.cli.vision_calibrated_bench import _before_last_disc
+
+    grid = np.zeros((6, 7), np.int8)
+    grid[0, 2], grid[0, 3], grid[1, 3] = 2, 1, 1  # player 1 moved last: a top disc of theirs goes
+    before = _before_last_disc(grid)
+    assert (before != grid).sum() == 1 and before[1, 3] == 0
+
+
 def test_a_photo_not_fully_right_is_listed_with_its_worst_pair() -> None:
     from robot.cli.vision_calibrated_bench import PhotoResult, failure_line
 

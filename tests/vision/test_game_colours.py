@@ -74,6 +74,19 @@ def test_light_that_moved_with_no_known_disc_to_learn_from_is_named_once() -> No
     assert said == [(EventKind.LIGHT_CHANGED, {})]
 
 
+def test_colours_off_in_steady_light_are_not_a_change_of_light() -> None:
+    scene = Scene(noise_sigma=3.0, seed=23)
+    empty = np.zeros((6, 7), np.int8)
+    first = random_game_grid(1, seed=23)
+    frame, corners = render_board(empty, scene)
+    watcher, said = _watcher(frame, corners, ((60, 60, 150), YELLOW_BGR))  # a red sampled in the shade
+    watcher.look(5.0)
+    watcher.know(empty)
+    watcher.camera.show(render_board(first, scene)[0])
+    reading = watcher.look(5.0)
+    assert (reading.grid == first).all() and said == [], "the board's face shows the light as it was"
+
+
 def test_colours_too_close_are_named_when_the_game_learns_them() -> None:
     grid = random_game_grid(10, seed=24)
     alike = (RED_BGR, (42, 42, 196))
