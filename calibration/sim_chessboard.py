@@ -117,9 +117,15 @@ def _project(points_cam: np.ndarray, camera_matrix: np.ndarray) -> np.ndarray:
 
 
 def chessboard_poses_in_camera(
-    count: int, board: Chessboard, camera_matrix: np.ndarray, image_size_px: tuple[int, int], seed: int
+    count: int,
+    board: Chessboard,
+    camera_matrix: np.ndarray,
+    image_size_px: tuple[int, int],
+    seed: int,
+    places: int = 3,
 ) -> list[np.ndarray]:
-    """`count` 4x4 chessboard poses in the camera frame: spread over the image, tilted both ways, all corners visible."""
+    """`count` 4x4 chessboard poses in the camera frame: aimed in turn at `places` x `places` spots spread over the
+    image, tilted both ways, all corners visible."""
     rng = np.random.default_rng(seed)
     width, height = image_size_px
     corners = board.object_points_m().astype(float)
@@ -127,9 +133,11 @@ def chessboard_poses_in_camera(
     inverse_k = np.linalg.inv(camera_matrix)
     poses: list[np.ndarray] = []
     while len(poses) < count:
-        # Aim at a 3x3 grid of image places in turn, tilting about x and y with alternating signs.
+        # Aim at the grid of image places in turn (from 0.2 to 0.8 of the picture), tilting about x and y with
+        # alternating signs.
         k = len(poses)
-        aim_px = np.array([(0.2 + 0.3 * (k % 3)) * width, (0.2 + 0.3 * (k // 3 % 3)) * height, 1.0])
+        step = 0.6 / (places - 1)
+        aim_px = np.array([(0.2 + step * (k % places)) * width, (0.2 + step * (k // places % places)) * height, 1.0])
         aim_px[:2] += rng.normal(0.0, 0.03, 2) * (width, height)
         ray = inverse_k @ aim_px
         distance_m = rng.uniform(*VIEW_DISTANCE_M)

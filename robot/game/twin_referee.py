@@ -39,6 +39,9 @@ HOME_TOLERANCE_M = 0.02
 ARM_AWAY_S = 1.0  # the arm at home this long before the person reaches in
 REQUESTS = ("chessboard", "discs", "clear", "play")
 CHESSBOARD_POSES = 120  # a person keeps finding new poses: a view the step turns down is not shown again soon
+# A person moves the board to more than nine places: `calibrate camera` keeps a view only where the corners moved a
+# tenth of the picture's diagonal from every view it kept, and ten views need ten such places.
+CHESSBOARD_PLACES = 4
 CHESSBOARD_HOLD_S = 0.5  # wall seconds the person holds the chessboard still in each pose
 PERSON_DISCS, ROBOT_DISCS = 1, 2  # the world's players (red, yellow), as in `play --sim`
 
@@ -246,7 +249,9 @@ class TwinReferee:
         world = self.world
         camera_matrix = np.asarray(world.camera_intrinsics(), float)
         size = (world.camera.width_px, world.camera.height_px)
-        poses = chessboard_poses_in_camera(CHESSBOARD_POSES, SIM_CHESSBOARD, camera_matrix, size, world.seed)
+        poses = chessboard_poses_in_camera(
+            CHESSBOARD_POSES, SIM_CHESSBOARD, camera_matrix, size, world.seed, CHESSBOARD_PLACES
+        )
         held = chessboard_in_world(world)
         self._chessboard = _Chessboard(held, held.__enter__(), [camera_to_world(world) @ pose for pose in poses])
 
