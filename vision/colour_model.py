@@ -70,10 +70,6 @@ class ColourModel:
                 kept.clear()
             kept.extend(seen)
 
-    def disc_counts(self) -> tuple[int, int]:
-        """How many discs (or calibrated colours) of each player the model holds."""
-        return len(self.discs[0]), len(self.discs[1])
-
     def colours(self) -> tuple[tuple[int, int, int], tuple[int, int, int]] | None:
         """Both players' colours (BGR, the first player's first) for vision.read, None until each has a disc."""
         if not all(self.discs):
