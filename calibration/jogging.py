@@ -10,6 +10,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from calibration.drops import interpolate_drops
 from calibration.store import ArmPose
 
@@ -34,6 +36,7 @@ def jog_to_pose(
     yaw = math.atan2(tool[1, 0], tool[0, 0])
     step_m = JOG_STEPS_M[1]
     say(f"jog the held disc {what}. {JOG_HELP}")
+    say(_where(position, yaw, step_m), end="", flush=True)
     while True:
         key = read_key().lower()
         if key in ("\r", "\n"):
@@ -57,12 +60,15 @@ def jog_to_pose(
         result = chain.inverse(ToolPose(tuple(target), target_yaw).matrix(), seed=arm.joint_state())
         arm.follow(JointTrajectory((plan_segment(arm.joint_state(), result.q, config.limits(chain.dof)),)))
         position, yaw = target, target_yaw
-        say(
-            f"\r  x {1000 * position[0]:7.1f}  y {1000 * position[1]:7.1f}  z {1000 * position[2]:7.1f} mm  "
-            f"yaw {math.degrees(yaw):6.1f} deg  step {1000 * step_m:.0f} mm   ",
-            end="",
-            flush=True,
-        )
+        say(_where(position, yaw, step_m), end="", flush=True)
+
+
+def _where(position: np.ndarray, yaw: float, step_m: float) -> str:
+    """The line that says where the held disc is (rewritten in place after every jog)."""
+    return (
+        f"\r  x {1000 * position[0]:7.1f}  y {1000 * position[1]:7.1f}  z {1000 * position[2]:7.1f} mm  "
+        f"yaw {math.degrees(yaw):6.1f} deg  step {1000 * step_m:.0f} mm   "
+    )
 
 
 def teach_drops(

@@ -14,9 +14,11 @@ import dataclasses
 import math
 import os
 import pty
+import re
 import select
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -24,9 +26,7 @@ import numpy as np
 import calibration
 from calibration.jogging import JOG_STEPS_M, JOG_YAW_STEP_RAD
 from calibration.store import ArmPose
-from robot.arm.kinematics import KinematicChain
 from robot.cli.twin_process import C4ROBOT, TwinProcess
-from sim.config import DEFAULT_ARM_URDF
 
 STEP_TIMEOUT_S = 180.0
 KEY_TIMEOUT_S = 30.0
@@ -35,6 +35,7 @@ JOG_KEYS = "wsadrfqe"  # forward/back, left/right, up/down, turn left/right
 JOGGED = "  x "  # the position `calibrate drops` prints after every jog
 ASKED = "jog the held disc"  # and the next pose it asks for after Enter
 TEST_DROPS = "empty the board, then press Enter"  # after the last pose
+WHERE = re.compile(r"x +(-?\d+\.\d) +y +(-?\d+\.\d) +z +(-?\d+\.\d) mm +yaw +(-?\d+\.\d) deg")
 SETTLE_S = 0.3
 GRIP_S = 2.0
 CHESSBOARD = ("--chessboard", "9x6", "--square-mm", "12", "--views", "10")  # what the twin's person holds up
@@ -75,13 +76,12 @@ def calibrate_vision(twin: TwinProcess, made: Path) -> str:
     return said
 
 
-def jog_keys(position: np.ndarray, yaw: float, target: ArmPose) -> tuple[list[str], np.ndarray, float]:
+def jog_keys(position: np.ndarray, yaw: float, target: ArmPose) -> list[str]:
     """The keys that jog from (position, yaw) to `target`: turn, then up first, across, then down; big steps, then
-    small ones. Also where they leave the disc."""
+    small ones."""
     keys, position = [], position.copy()
     turns = round(math.remainder(target.yaw_rad - yaw, 2 * math.pi) / JOG_YAW_STEP_RAD)
     keys += ["q" if turns > 0 else "e"] * abs(turns)
-    yaw += turns * JOG_YAW_STEP_RAD
     goal = np.array([target.x_m, target.y_m, target.z_m])
     order = [2, 0, 1] if goal[2] > position[2] else [0, 1, 2]
     for axis in order:
@@ -94,7 +94,7 @@ def jog_keys(position: np.ndarray, yaw: float, target: ArmPose) -> tuple[list[st
                 keys.append(step_key)
                 keys += [plus if goal[axis] > position[axis] else minus] * count
                 position[axis] += math.copysign(count * step_m, goal[axis] - position[axis])
-    return keys, position, yaw
+    return keys
 
 
 def _output(process: subprocess.Popen) -> str:
@@ -103,45 +103,50 @@ def _output(process: subprocess.Popen) -> str:
     return ""
 
 
-def _type(leader: int, process: subprocess.Popen, keys: list[str]) -> str:
+def _read_until(
+    process: subprocess.Popen, text: str, done: Callable[[str], bool], what: str, timeout_s: float = KEY_TIMEOUT_S
+) -> str:
+    """`text` and the command's further output until `done(all of it)`; CalibrationStepError naming `what` when the
+    command ends or stalls first."""
+    deadline = time.monotonic() + timeout_s
+    while not done(text):
+        if process.poll() is not None or time.monotonic() > deadline:
+            raise CalibrationStepError(f"calibrate drops {what}: {text.strip()[-200:]!r}")
+        text += _output(process)
+    return text
+
+
+def _asked(count: int) -> Callable[[str], bool]:
+    """Whether the `count`-th pose was asked for, with the line saying where the disc stands."""
+    return lambda text: text.count(ASKED) >= count and WHERE.search(text[text.rfind(ASKED) :]) is not None
+
+
+def _where(text: str) -> tuple[np.ndarray, float]:
+    """Where the held disc stands (m) and its yaw (rad), from the last line the command printed about it."""
+    *_, last = WHERE.finditer(text)
+    x, y, z, yaw = (float(value) for value in last.groups())
+    return np.array([x, y, z]) / 1000.0, math.radians(yaw)
+
+
+def _type(leader: int, process: subprocess.Popen, keys: list[str], text: str) -> str:
     """Type each key once the command is back waiting for one, as a person watching the screen does: a jog is done
-    when its position is printed, a pose taken when the next is asked for (or the test drops are); the others take
-    a moment. (The command reads each key in raw mode, switched on with a flush: a key typed too early would be
-    lost.)"""
-    said = _wait_for(process, lambda text: ASKED in text, "asked for no pose", timeout_s=CONNECT_TIMEOUT_S)
-    time.sleep(SETTLE_S)
+    when the new position is printed; the others take a moment. (The command reads each key in raw mode, switched
+    on with a flush: a key typed too early would be lost.)"""
     for key in keys:
-        before = len(said)
+        before = len(text)
         os.write(leader, key.encode())
         if key in JOG_KEYS:
-            said += _wait_for(process, lambda text: JOGGED in text, f"did not answer the key {key!r}", said[before:])
-        elif key == "\r":
-            said += _wait_for(process, lambda text: ASKED in text or TEST_DROPS in text, "took no pose", said[before:])
+            jogged = lambda t, since=before: JOGGED in t[since:]  # noqa: E731
+            text = _read_until(process, text, jogged, f"did not answer the key {key!r}")
         time.sleep(GRIP_S if key == "g" else SETTLE_S)
-        said += _output(process)
-    return said
-
-
-def _wait_for(process: subprocess.Popen, answered, what: str, said: str = "", timeout_s: float = KEY_TIMEOUT_S) -> str:
-    """The command's output until `answered(it)`; CalibrationStepError naming `what` when it ends or stalls first."""
-    deadline = time.monotonic() + timeout_s
-    while not answered(said):
-        if process.poll() is not None or time.monotonic() > deadline:
-            raise CalibrationStepError(f"calibrate drops {what}: {said.strip()[-200:]!r}")
-        said += _output(process)
-    return said
+        text += _output(process)
+    return text
 
 
 def calibrate_drops(twin: TwinProcess, made: Path, truth: calibration.Setup) -> None:
-    """`calibrate drops --serial PORT --camera URL` at a terminal: jogged to the dispenser, the first column and the
-    last, then every column test-dropped and watched by the camera (the twin's person empties the board after)."""
-    chain = KinematicChain.from_urdf(truth.arm.get("urdf", DEFAULT_ARM_URDF), "tool")
-    home = chain.forward(np.radians(truth.arm["home_deg"]))
-    position, yaw = home[:3, 3], math.atan2(home[1, 0], home[0, 0])
-    keys = []
-    for target, then in ((truth.pick, ["g", "\r"]), (truth.drops[0], ["\r"]), (truth.drops[-1], ["\r"])):
-        moves, position, yaw = jog_keys(position, yaw, target)
-        keys += moves + then
+    """`calibrate drops --serial PORT --camera URL` at a terminal: jogged from where the command says the disc stands
+    to the dispenser, the first column and the last, then every column test-dropped and watched by the camera (the
+    twin's person empties the board after)."""
     twin.ask("clear")  # the board empty, and the person's game off: test drops are not the robot's moves
     leader, follower = pty.openpty()
     command = [*C4ROBOT, "calibrate", "drops", "--serial", twin.info["port"], "--camera", twin.info["camera"]]
@@ -150,15 +155,21 @@ def calibrate_drops(twin: TwinProcess, made: Path, truth: calibration.Setup) -> 
     )
     os.close(follower)
     try:
-        said = _type(leader, process, keys)
+        text = _read_until(process, "", _asked(1), "asked for no pose", CONNECT_TIMEOUT_S)
+        time.sleep(SETTLE_S)
+        targets = ((truth.pick, ["g", "\r"]), (truth.drops[0], ["\r"]), (truth.drops[-1], ["\r"]))
+        for number, (target, then) in enumerate(targets, start=1):
+            text = _read_until(process, text, _asked(number), f"asked for no pose {number}")
+            text = _type(leader, process, jog_keys(*_where(text), target) + then, text)
+        text = _read_until(process, text, lambda t: TEST_DROPS in t, "did not come to the test drops")
         os.write(leader, b"\r")  # the board is empty: test-drop every column
         try:
             status = process.wait(STEP_TIMEOUT_S)
         except subprocess.TimeoutExpired:
             raise CalibrationStepError(f"calibrate drops took longer than {STEP_TIMEOUT_S:.0f} s") from None
-        said += process.stdout.read().decode(errors="replace")
+        text += process.stdout.read().decode(errors="replace")
         if status != 0:
-            raise CalibrationStepError(f"calibrate drops failed: {said.strip().splitlines()[-1][:200]}")
+            raise CalibrationStepError(f"calibrate drops failed: {text.strip().splitlines()[-1][:200]}")
     finally:
         if process.poll() is None:
             process.kill()
