@@ -1,17 +1,23 @@
 """The real table's path against the digital twin, per protocol: `c4robot play --serial PORT --camera URL --config
 TRUTH` at a terminal (the person answers yes when asked whether the board is empty), a few moves: the robot's disc, the person's, the
-robot's again; after every move the game saved, the twin says its moves are the game's. Ctrl-C then stops the game
-with its log kept. The twin's process is always ended by the test."""
+robot's again; after every move the game saved, the twin says its moves are the game's; the live view serves the
+webcam with the arm drawn from its joint readings beside it. Ctrl-C then stops the game with its log kept. The twin's
+process is always ended by the test."""
 
 from __future__ import annotations
 
+import socket
 import time
+import urllib.request
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 
 from robot.cli.twin_process import TwinProcess, play_at_terminal, stream_gives_newest_frame
 from robot.game.log import GameLog
+from robot.view.arm_sketch import TOOL_BGR
 
 MOVES = 3  # robot, person, robot
 STALE_STREAM = (
@@ -60,14 +66,38 @@ def test_a_few_moves_through_the_real_path(protocol: str, tmp_path: Path, fresh_
         info = twin.info
         play = ["--serial", info["port"], "--camera", info["camera"], "--config", info["truth_setup"], "--robot-first"]
         play += ["--log", str(log_path), "--time-ms", "200", "--seed", "5"]
-        terminal = play_at_terminal(play, GAME_TIMEOUT_S, stop_when=lambda: _enough_or_wrong(twin))
+        view_port = _free_port()
+        served: list[np.ndarray] = []
+
+        def enough() -> bool:
+            if not _enough_or_wrong(twin):
+                return False
+            served.append(_served_frame(view_port))  # while the game, and its view, still run
+            return True
+
+        terminal = play_at_terminal([*play, "--view", "--view-port", str(view_port)], GAME_TIMEOUT_S, enough)
         truth = "".join(str(line["column"]) for line in twin.moves)
         agreements = twin.agreements
     assert len(agreements) >= MOVES and all(agreements), (agreements, truth, terminal.transcript[-3000:])
+    (frame,) = served
+    assert frame.shape == (480, 640 + 480, 3)  # the webcam, and the arm's drawing as tall as it
+    gripper = np.all(np.abs(frame[:, 640:].astype(int) - TOOL_BGR) < 40, axis=2)
+    assert gripper.sum() > 20, "the arm's drawing shows no gripper"
     logged = GameLog.load(log_path)
     assert logged.move_string == truth[: len(logged.moves)] and len(logged.moves) >= MOVES
     assert [turn.landed for turn in logged.turns] == [turn.column for turn in logged.turns]
     assert terminal.status == 130, terminal.transcript[-1000:]  # stopped by Ctrl-C, in one sentence
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _served_frame(port: int) -> np.ndarray:
+    jpeg = urllib.request.urlopen(f"http://127.0.0.1:{port}/frame.jpg", timeout=10).read()
+    return cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
 
 
 def _play_with_faults(faults: str, tmp_path: Path, moves: int) -> tuple[object, str, list[bool], GameLog]:
