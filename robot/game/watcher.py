@@ -118,8 +118,8 @@ class BoardWatcher:
     def _has_light_moved(self, frame: np.ndarray, reading: BoardReading) -> bool:
         """Whether the board's face shows other light than in the last confirmed frame (LIGHT_MOVED): the colours'
         check alone also fails in steady light, on a board with few discs; nothing is said while something covers
-        the board."""
-        if self._face_seen is None or (reading.covered is not None and reading.covered.any()):
+        the board or it is not found."""
+        if self._face_seen is None or not reading.is_board_found or reading.covered.any():
             return False
         face = sample_holes(frame, reading.corners, self.shape).face
         return float(np.linalg.norm(face - self._face_seen)) > LIGHT_MOVED
@@ -148,14 +148,17 @@ class BoardWatcher:
         hand over most of the board would otherwise pass for."""
         if self.corners is None:
             raise ValueError("an empty reference needs the board's corners from calibration")
-        self.empty_reference = reference_patches([sample_holes(frame, self.corners, self.shape) for frame in frames])
+        samples = [sample_holes(frame, self.corners, self.shape) for frame in frames]
+        self.empty_reference = reference_patches(samples)
         self.face = face_colour(frames, self.corners, self.shape)
+        self._face_seen = np.median([each.face for each in samples], axis=0)
 
     def _read(self, frame: np.ndarray) -> BoardReading:
         """The reader's reading of `frame`, its unsure holes read sure and empty where the game knows them empty and
         they look as they did on the empty board, and known discs read gone covered where they do not."""
         reading = read(frame, self.shape, self.corners, self.colours, self.face, known=self.known_board)
-        if STALE_COLOURS in reading.problems:
+        is_unsure = bool((reading.confidence < SURE).any())
+        if STALE_COLOURS in reading.problems or (is_unsure and self._has_light_moved(frame, reading)):
             reading = self._relearnt(frame, reading)
         else:
             self._named.discard(EventKind.LIGHT_CHANGED)
@@ -165,7 +168,8 @@ class BoardWatcher:
         return cover_unproven_removals(reading, frame, self.corners, self.known_board != 0, self.empty_reference)
 
     def _relearnt(self, frame: np.ndarray, reading: BoardReading) -> BoardReading:
-        """A frame in light the colours no longer fit (the reading was checked against the frame's own colours):
+        """A frame in light the colours no longer fit (the check against the frame's own colours says so, or it
+        reads unsure while the board's face shows other light than the last confirmed frame):
         the colours and the face re-learnt from the discs the game knows in it and the frame read again with them,
         once per board the game knows; kept unless that reading is less sure than the checked one (discs burnt at
         the camera's ceiling fit no colour well), and later frames in that light are read as this one was. Where the

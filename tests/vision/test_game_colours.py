@@ -5,6 +5,7 @@ and colours too close to tell apart are named."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from conftest import RED_BGR, YELLOW_BGR, Scene, random_game_grid, render_board
 
 from robot.game.events import EventKind
@@ -111,3 +112,33 @@ def test_without_calibrated_colours_the_first_moves_teach_them() -> None:
     watcher.camera.show(render_board(boards[3], scene)[0])
     reading = watcher.look(5.0)
     assert (reading.grid == boards[3]).all() and reading.colour_names == ("R", "Y") and said == []
+
+
+class DriftedCamera:
+    """A camera whose frames come in other light than the calibration's (a webcam's exposure or white balance)."""
+
+    def __init__(self, camera, drift: str) -> None:
+        self.camera, self.drift = camera, DRIFTS[drift]
+
+    def read(self) -> np.ndarray:
+        return self.drift(self.camera.read())
+
+    def close(self) -> None:
+        self.camera.close()
+
+
+@pytest.mark.parametrize("drift", ["exposure +20%", "cool light"])
+def test_a_sim_game_plays_on_in_light_changed_since_calibration(tmp_path, drift: str) -> None:
+    from robot.game.config import GameSettings, SimTableConfig
+    from robot.game.sim_table import SimGame
+    from tests.late_games import late_log
+
+    with SimGame(SimTableConfig(seed=4), robot_first=False, tell=lambda message: None) as sim:
+        calibrated = sim.watcher.colours
+        sim.watcher.camera = DriftedCamera(sim.watcher.camera, drift)
+        game = sim.game(GameSettings(time_budget_s=0.1, seed=4, ponder=False, level=3), tmp_path / "g.json", late_log())
+        summary = game.play().summary()
+        learnt = sim.watcher.colours
+    assert summary["winner"] == "robot" and summary["board_agreement"] is True, summary["events"]
+    assert summary["events"] == [], "no one misbehaved, and the known discs were there to re-learn from"
+    assert learnt != calibrated
