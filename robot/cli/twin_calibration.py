@@ -147,7 +147,7 @@ def calibrate_drops(twin: TwinProcess, made: Path, truth: calibration.Setup) -> 
     """`calibrate drops --serial PORT --camera URL` at a terminal: jogged from where the command says the disc stands
     to the dispenser, the first column and the last, then every column test-dropped and watched by the camera (the
     twin's person empties the board after)."""
-    twin.ask("clear")  # the board empty, and the person's game off: test drops are not the robot's moves
+    twin.ask("clear")  # the person's game off: test drops are not the robot's moves
     leader, follower = pty.openpty()
     command = [*C4ROBOT, "calibrate", "drops", "--serial", twin.info["port"], "--camera", twin.info["camera"]]
     process = subprocess.Popen(
@@ -162,7 +162,8 @@ def calibrate_drops(twin: TwinProcess, made: Path, truth: calibration.Setup) -> 
             text = _read_until(process, text, _asked(number), f"asked for no pose {number}")
             text = _type(leader, process, jog_keys(*_where(text), target) + then, text)
         text = _read_until(process, text, lambda t: TEST_DROPS in t, "did not come to the test drops")
-        os.write(leader, b"\r")  # the board is empty: test-drop every column
+        twin.ask("clear")  # as asked: the disc let go over the last column taken out, the board empty
+        os.write(leader, b"\r")
         try:
             status = process.wait(STEP_TIMEOUT_S)
         except subprocess.TimeoutExpired:
