@@ -21,12 +21,11 @@ SECTIONS = ("camera", "board", "colours", "pick", "drops", "arm")
 
 def missing_sections(setup: Setup) -> list[str]:
     """A problem sentence for each section the play needs and the file lacks or `play` would refuse (the
-    file's reader has checked the others; the `[arm]` table is read here as `play` reads it)."""
+    file's reader has checked the others; the `[arm]` table is read here as `play` reads it). No colours is no
+    problem: the game's first moves teach them (`calibrate colours --from-moves`)."""
     from robot.arm import ArmConfig
 
-    problems = [
-        f"no {name} calibration" for name in ("camera", "board", "colours", "pick") if getattr(setup, name) is None
-    ]
+    problems = [f"no {name} calibration" for name in ("camera", "board", "pick") if getattr(setup, name) is None]
     problems += [] if setup.drops else ["no drops calibration"]
     try:
         ArmConfig.from_dict(dict(setup.arm))

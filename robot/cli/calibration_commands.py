@@ -315,6 +315,8 @@ def run_check(args: argparse.Namespace) -> int:
         raise ValueError("check --drops runs on the sim (--sim); on hardware run `c4robot calibrate drops`")
     problems = missing_sections(setup)
     print(f"sections: {', '.join(present_sections(setup))}")
+    if setup.colours is None:
+        print("note: no disc colours: the game's first moves will teach them (calibrate colours records them now)")
     with sim_world(args) if args.sim else nullcontext() as world:
         if setup.board is not None:
             frame = world.render_camera() if world is not None else read_frame(args, setup.camera_settings)

@@ -285,3 +285,18 @@ def _moves_in(log: Path) -> int:
         return len(GameLog.load(log).moves)
     except (OSError, ValueError):
         return 0
+
+
+def test_check_takes_a_file_without_colours_as_play_does_and_says_so(tmp_path: Path) -> None:
+    """`play` learns the colours from the first moves (`calibrate colours --from-moves`): no problem, a note."""
+    import dataclasses
+
+    from calibration.sim_truth import sim_setup
+    from sim import World
+
+    with World(seed=0) as world:
+        setup = dataclasses.replace(sim_setup(world), colours=None)
+    file = store.save(setup, tmp_path / "setup.toml")
+    status, out, err = run_in_process(["calibrate", "check", "--sim", "--config", str(file)])
+    assert status == 0 and "calibration ok" in out, out + err
+    assert "no disc colours" in out and "no colours calibration" not in out
