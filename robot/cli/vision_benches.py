@@ -49,6 +49,7 @@ def _photo_folder(defaults: bool) -> argparse.ArgumentParser:
 def register_benches(bench_targets: argparse._SubParsersAction) -> None:
     """Add `bench vision` and its modes (photos when none is named)."""
     from robot.cli.vision_calibrated_bench import register_calibrated
+    from robot.cli.vision_makes_bench import register_makes
 
     vision = bench_targets.add_parser(
         "vision",
@@ -83,6 +84,7 @@ def register_benches(bench_targets: argparse._SubParsersAction) -> None:
     degrade.add_argument("--write-images", metavar="DIR", type=Path, help="also save each changed photo in DIR")
     degrade.set_defaults(run=run_degrade_bench)
     register_calibrated(modes, folder)
+    register_makes(modes)
 
 
 def _time_per_frame_ms(image, shape, corners) -> float:
