@@ -13,9 +13,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-import pty
 import re
-import select
 import subprocess
 import time
 from collections.abc import Callable
@@ -26,7 +24,7 @@ import numpy as np
 import calibration
 from calibration.jogging import JOG_STEPS_M, JOG_YAW_STEP_RAD
 from calibration.store import ArmPose
-from robot.cli.twin_process import C4ROBOT, TwinProcess
+from robot.cli.twin_process import C4ROBOT, TwinProcess, at_terminal, output_now
 
 STEP_TIMEOUT_S = 180.0
 KEY_TIMEOUT_S = 30.0
@@ -97,12 +95,6 @@ def jog_keys(position: np.ndarray, yaw: float, target: ArmPose) -> list[str]:
     return keys
 
 
-def _output(process: subprocess.Popen) -> str:
-    if select.select([process.stdout], [], [], 0.05)[0]:
-        return os.read(process.stdout.fileno(), 65536).decode(errors="replace")
-    return ""
-
-
 def _read_until(
     process: subprocess.Popen, text: str, done: Callable[[str], bool], what: str, timeout_s: float = KEY_TIMEOUT_S
 ) -> str:
@@ -112,7 +104,7 @@ def _read_until(
     while not done(text):
         if process.poll() is not None or time.monotonic() > deadline:
             raise CalibrationStepError(f"calibrate drops {what}: {text.strip()[-200:]!r}")
-        text += _output(process)
+        text += output_now(process, 0.05)
     return text
 
 
@@ -139,7 +131,7 @@ def _type(leader: int, process: subprocess.Popen, keys: list[str], text: str) ->
             jogged = lambda t, since=before: JOGGED in t[since:]  # noqa: E731
             text = _read_until(process, text, jogged, f"did not answer the key {key!r}")
         time.sleep(GRIP_S if key == "g" else SETTLE_S)
-        text += _output(process)
+        text += output_now(process, 0.05)
     return text
 
 
@@ -148,13 +140,8 @@ def calibrate_drops(twin: TwinProcess, made: Path, truth: calibration.Setup) -> 
     to the dispenser, the first column and the last, then every column test-dropped and watched by the camera (the
     twin's person empties the board after)."""
     twin.ask("clear")  # the person's game off: test drops are not the robot's moves
-    leader, follower = pty.openpty()
     command = [*C4ROBOT, "calibrate", "drops", "--serial", twin.info["port"], "--camera", twin.info["camera"]]
-    process = subprocess.Popen(
-        [*command, "--config", str(made)], stdin=follower, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
-    )
-    os.close(follower)
-    try:
+    with at_terminal([*command, "--config", str(made)]) as (process, leader):
         text = _read_until(process, "", _asked(1), "asked for no pose", CONNECT_TIMEOUT_S)
         time.sleep(SETTLE_S)
         targets = ((truth.pick, ["g", "\r"]), (truth.drops[0], ["\r"]), (truth.drops[-1], ["\r"]))
@@ -171,12 +158,6 @@ def calibrate_drops(twin: TwinProcess, made: Path, truth: calibration.Setup) -> 
         text += process.stdout.read().decode(errors="replace")
         if status != 0:
             raise CalibrationStepError(f"calibrate drops failed: {text.strip().splitlines()[-1][:200]}")
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-        process.stdout.close()
-        os.close(leader)
     twin.ask("clear")
 
 

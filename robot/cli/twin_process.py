@@ -18,7 +18,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -145,6 +145,30 @@ class Terminal:
     questions: list[str] = field(default_factory=list)
 
 
+@contextlib.contextmanager
+def at_terminal(command: list[str]) -> Iterator[tuple[subprocess.Popen, int]]:
+    """`command` run with a pseudo-terminal for its input (its leader's descriptor is given with the process) and a
+    pipe for its output, as a person's terminal would show it; killed if still running at the end."""
+    leader, follower = pty.openpty()
+    process = subprocess.Popen(command, stdin=follower, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    os.close(follower)
+    try:
+        yield process, leader
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        process.stdout.close()
+        os.close(leader)
+
+
+def output_now(process: subprocess.Popen, wait_s: float) -> str:
+    """What the process has written, waiting `wait_s` at most for something; "" if nothing came."""
+    if select.select([process.stdout], [], [], wait_s)[0]:
+        return os.read(process.stdout.fileno(), 65536).decode(errors="replace")
+    return ""
+
+
 def play_at_terminal(
     play_args: list[str],
     timeout_s: float = GAME_TIMEOUT_S,
@@ -153,36 +177,23 @@ def play_at_terminal(
 ) -> Terminal:
     """Run `c4robot play ARGS` with a terminal for its input, answering each `[y/N]` question; Ctrl-C (SIGINT) once
     `stop_when()` is true or at `timeout_s`."""
-    leader, follower = pty.openpty()
-    process = subprocess.Popen(
-        [*C4ROBOT, "play", *play_args], stdin=follower, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
-    )
-    os.close(follower)
     terminal = Terminal()
     deadline = time.monotonic() + timeout_s
-    try:
+    with at_terminal([*C4ROBOT, "play", *play_args]) as (process, leader):
         while process.poll() is None:
             if time.monotonic() > deadline or (stop_when is not None and stop_when()):
                 process.send_signal(signal.SIGINT)
                 break
-            readable, _, _ = select.select([process.stdout], [], [], 0.2)
-            if readable:
-                terminal.transcript += os.read(process.stdout.fileno(), 65536).decode(errors="replace")
-                if terminal.transcript.rstrip().endswith("[y/N]"):
-                    question = terminal.transcript.rstrip().splitlines()[-1]
-                    terminal.questions.append(question)
-                    terminal.transcript += "\n"
-                    os.write(leader, (answer(question) + "\n").encode())
+            said = output_now(process, 0.2)
+            terminal.transcript += said
+            if said and terminal.transcript.rstrip().endswith("[y/N]"):  # answered once, as it was asked
+                question = terminal.transcript.rstrip().splitlines()[-1]
+                terminal.questions.append(question)
+                terminal.transcript += "\n"
+                os.write(leader, (answer(question) + "\n").encode())
         stopping_by = time.monotonic() + STOP_TIMEOUT_S
         while process.poll() is None and time.monotonic() < stopping_by:  # drained: a full pipe would block its exit
-            if select.select([process.stdout], [], [], 0.2)[0]:
-                terminal.transcript += os.read(process.stdout.fileno(), 65536).decode(errors="replace")
+            terminal.transcript += output_now(process, 0.2)
         terminal.status = process.wait(1.0)
         terminal.transcript += process.stdout.read().decode(errors="replace")
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-        process.stdout.close()
-        os.close(leader)
     return terminal
