@@ -59,9 +59,17 @@ def add_twin_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--opponent", default="random", help="the simulated person: random (default) or engine:LEVEL")
     parser.add_argument("--robot-first", action="store_true", help="the person waits for the robot's first disc")
     parser.add_argument("--fps", type=finite_float(0.5, 30), default=10.0, help="the webcam's frames a second (10)")
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        type=Path,
+        help="with --protocol feetech: a setup whose [arm] is your SO-100/SO-101 (calibrate arm --from-lerobot); "
+        "the twin's servo bus is that arm, its ids, offsets and limits",
+    )
 
 
 def twin_options(args: argparse.Namespace):
+    import calibration
     from robot.game.twin import TwinOptions
 
     faults = tuple(f for f in args.faults.split(",") if f.strip()) if args.faults else ()
@@ -76,6 +84,7 @@ def twin_options(args: argparse.Namespace):
         opponent=args.opponent,
         robot_first=args.robot_first,
         fps=args.fps,
+        servo_settings=calibration.load(args.config).arm if args.config else None,
     )
 
 

@@ -58,14 +58,16 @@ def servo_mapping(layout: FeetechLayout) -> ServoMapping:
     )
 
 
-def servo_bus(world, config: ArmConfig) -> WorldServoBus:
-    """The world's arm as a servo bus (not started) whose EEPROM is as the setup's calibration left it."""
+def servo_bus(world, config: ArmConfig, steps_world: bool = False, **bus_options: Any) -> WorldServoBus:
+    """The world's arm as a servo bus (not started) whose EEPROM is as the setup's calibration left it; `steps_world`
+    and `bus_options` as `WorldServoBus` takes them (the twin's bus runs the world itself, a fault, a port back)."""
     serial = config.serial
     ids = serial.servo_ids
     return WorldServoBus(
         world,
         servo_mapping(FeetechLayout.from_settings(serial)),
-        steps_world=False,
+        steps_world=steps_world,
+        **bus_options,
         homing_offsets=dict(zip(ids, serial.servo_homing_offsets, strict=True))
         if serial.servo_homing_offsets
         else None,

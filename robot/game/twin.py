@@ -18,14 +18,16 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 import calibration
 from calibration.sim_truth import sim_setup
+from robot.arm import ArmConfig
 from robot.game.opponents import parse_opponent
 from robot.game.twin_referee import PERSON_DISCS, REQUESTS, ROBOT_DISCS, TwinReferee
 
@@ -51,6 +53,7 @@ class TwinOptions:
     robot_first: bool = False
     fps: float = 10.0
     first_move_after_s: float = 6.0
+    servo_settings: Mapping[str, Any] | None = None  # an [arm] section for a servo bus: the twin's bus is that arm
 
     def __post_init__(self) -> None:
         if self.protocol not in PROTOCOLS:
@@ -70,6 +73,15 @@ class TwinOptions:
             raise ValueError(f"a webcam of {self.fps:g} frames a second: give 0.5 to 30")
         for fault in self.faults:
             parse_fault(fault, self.protocol)
+        if self.servo_settings is not None:
+            if self.servo_settings.get("protocol") != "feetech":
+                raise ValueError(
+                    "the setup's [arm] section is not a Feetech servo bus: import it with `calibrate arm "
+                    "--from-lerobot` or record it with `calibrate arm`"
+                )
+            if self.protocol != "feetech":
+                raise ValueError("a servo bus's setup is served on a servo bus: give --protocol feetech with it")
+            ArmConfig.from_dict(dict(self.servo_settings))  # the driver's sentence for a section it cannot use
 
 
 @dataclass(frozen=True)
@@ -134,9 +146,7 @@ class Twin:
             rng = np.random.default_rng([options.seed, 41])
             person = Person(self.world, Habits.for_room(options.room, options.seed), rng)
             opponent = parse_opponent(options.opponent, random.Random(options.seed), input, print)
-            self.device, host_seen = _device(
-                self.world, options.protocol, home_q, [f for f in faults if f.kind != "stall"]
-            )
+            self.device, host_seen = _device(self.world, options, home_q, [f for f in faults if f.kind != "stall"])
             self.referee = TwinReferee(
                 self.world,
                 person,
@@ -168,7 +178,9 @@ class Twin:
         arm: dict = {"home_deg": [round(float(np.degrees(q)), 4) for q in home_q]}
         if self.options.arm == "so101":
             arm["urdf"] = str(self.world.arm_urdf_path)
-        if self.options.protocol == "feetech":
+        if self.options.servo_settings is not None:
+            arm = {**self.options.servo_settings, **arm}
+        elif self.options.protocol == "feetech":
             arm["protocol"] = "feetech"
             dof = len(home_q)
             arm["servo_ids"] = list(range(1, dof + 2))
@@ -202,8 +214,9 @@ class Twin:
         self.close()
 
 
-def _device(world, protocol: str, home_q: np.ndarray, faults: list[Fault]) -> tuple[object, Callable[[], bool]]:
+def _device(world, options: TwinOptions, home_q: np.ndarray, faults: list[Fault]) -> tuple[object, Callable[[], bool]]:
     """The arm's controller on a pty (not started) and a test of whether a host has spoken to it."""
+    protocol = options.protocol
     if protocol == "feetech":
         from sim.fake_devices import Fault as BusFault
         from sim.twin_bus import WorldServoBus
@@ -211,7 +224,13 @@ def _device(world, protocol: str, home_q: np.ndarray, faults: list[Fault]) -> tu
         if len(faults) > 1:
             raise ValueError("the servo bus takes one fault at a time: give one --faults KIND@N besides stalls")
         fault = BusFault(faults[0].kind, faults[0].at) if faults else None
-        bus = WorldServoBus(world, fault=fault, back_s=PORT_BACK_S)
+        if options.servo_settings is not None:
+            from robot.game.sim_servo_arm import servo_bus
+
+            config = ArmConfig.from_dict(dict(options.servo_settings))
+            bus = servo_bus(world, config, steps_world=True, fault=fault, back_s=PORT_BACK_S)
+        else:
+            bus = WorldServoBus(world, fault=fault, back_s=PORT_BACK_S)
         return bus, lambda: bus.changes > 0
     from sim.virtual_firmware import Faults, VirtualFirmware
 

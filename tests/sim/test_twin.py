@@ -86,3 +86,54 @@ def _alive(pid: int) -> bool:
     except (FileNotFoundError, IndexError):
         return False
     return state != "Z"
+
+
+def test_a_feetech_twin_serves_the_so101_of_a_lerobot_setup(tmp_path: Path) -> None:
+    """`sim serve --protocol feetech --config FILE`: the twin's servo bus is the arm the file was made on, so the
+    driver connects with that file's [arm] section, and one made on another arm gets the driver's mismatch error."""
+    import dataclasses
+
+    from calibration.lerobot import arm_settings
+    from robot.arm import ArmConfig
+    from robot.arm.drivers.feetech import FeetechArm
+    from robot.arm.drivers.feetech_servos import ServoSetupError
+    from tests.robot.test_so101_sim_game import SO100_LEROBOT, SO101_LEROBOT
+
+    mine = tmp_path / "so101.toml"
+    calibration.save(calibration.Setup(arm=arm_settings(SO101_LEROBOT)), mine)
+    serve = ["--protocol", "feetech", "--config", str(mine), "--seed", "3", "--folder", str(tmp_path)]
+    with TwinProcess(serve, tmp_path) as twin:
+        truth = calibration.load(twin.info["truth_setup"]).arm
+        assert truth["servo_homing_offsets"] == arm_settings(SO101_LEROBOT)["servo_homing_offsets"]
+
+        def connected(settings: dict) -> FeetechArm:
+            config = ArmConfig.from_dict(settings)
+            return FeetechArm(
+                dataclasses.replace(config, serial=dataclasses.replace(config.serial, port=twin.info["port"]))
+            )
+
+        with connected(truth) as arm:
+            assert len(arm.joint_state()) == 5
+        with pytest.raises(ServoSetupError, match="homing offset"):
+            connected({**truth, **arm_settings(SO100_LEROBOT)}).connect()
+
+
+@pytest.mark.parametrize(
+    ("protocol", "arm", "words"),
+    [
+        ("feetech", {"protocol": "gcode"}, "not a Feetech servo bus"),
+        ("joint", None, "give --protocol feetech"),
+    ],
+)
+def test_a_twin_setup_it_cannot_serve_is_one_sentence(
+    protocol: str, arm: dict | None, words: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from calibration.lerobot import arm_settings
+    from tests.robot.test_so101_sim_game import SO101_LEROBOT
+
+    setup = tmp_path / "setup.toml"
+    calibration.save(calibration.Setup(arm=arm or arm_settings(SO101_LEROBOT)), setup)
+    status = main(["sim", "serve", "--protocol", protocol, "--config", str(setup)])
+    error = capsys.readouterr().err.strip()
+    assert status != 0
+    assert words in error and "Traceback" not in error and len(error.splitlines()) == 1, error
