@@ -40,6 +40,7 @@ class Verdict:
     after: int
     ms: float
     proven: bool
+    cpu_share: float | None = None  # the search's CPU time over its wall time (None: not measured)
 
     @property
     def kept(self) -> bool:
@@ -125,7 +126,7 @@ def check_moves(
             after = 1
         else:
             after = -judge.outcome(moves + str(result.column + 1))
-        verdict = Verdict(moves, value, result.column, after, result.ms, result.proven)
+        verdict = Verdict(moves, value, result.column, after, result.ms, result.proven, result.cpu_share)
         verdicts.append(verdict)
         if on_verdict is not None:
             on_verdict(verdict)
@@ -145,8 +146,11 @@ def describe_miss(verdict: Verdict) -> str:
 def summary(verdicts: list[Verdict]) -> str:
     """How many moves lost the value, how many were proven, and their times."""
     times = sorted(verdict.ms for verdict in verdicts)
+    shares = [v.cpu_share for v in verdicts if v.cpu_share is not None]
+    share = f"; median CPU share {statistics.median(shares):.2f}" if shares else ""
     return (
         f"{len(verdicts)} moves, {sum(not v.kept for v in verdicts)} lost the value; "
         f"{sum(v.proven for v in verdicts)} proven; median {statistics.median(times):.1f} ms, "
         f"p95 {times[max(0, math.ceil(0.95 * len(times)) - 1)]:.1f} ms, slowest {times[-1]:.1f} ms"  # nearest rank
+        f"{share}"
     )

@@ -9,6 +9,7 @@ moves by full solves; `play` and `budget` measure the player (robot.cli.player_c
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from engine.testsets import DEFAULT_TESTSETS, SET_NAMES, read_test_set
 from robot.cli.common import COMMON, bounded_int, finite_float, quantile
+from robot.cli.load_beside import parse_beside, running_beside
 from robot.cli.player_commands import bench_budget, bench_play, prepare_engine_aloud
 
 if TYPE_CHECKING:
@@ -140,6 +142,13 @@ def register(bench_targets: argparse._SubParsersAction) -> None:
         type=Path,
         metavar="FILE",
         help="keep the judge's solves in FILE (JSON): re-runs solve only new moves",
+    )
+    keeps.add_argument(
+        "--beside",
+        type=parse_beside,
+        default=(),
+        metavar="game,busy",
+        help="while measuring, run whole simulated games (game) and a process that keeps a core busy (busy)",
     )
     keeps.set_defaults(run=bench_keeps_value)
 
@@ -314,10 +323,12 @@ def bench_keeps_value(args: argparse.Namespace) -> int:
             "ones (seed 0); level 10, 500 ms, cold table",
             flush=True,
         )
-        verdicts = check_moves(
-            positions + hard, judge, on_verdict=lambda v: None if v.kept else print(describe_miss(v), flush=True)
-        )
+        with running_beside(args.beside):
+            verdicts = check_moves(
+                positions + hard, judge, on_verdict=lambda v: None if v.kept else print(describe_miss(v), flush=True)
+            )
+            load = os.getloadavg()[1]
     finally:
         judge.save()
-    print(summary(verdicts))
+    print(summary(verdicts) + f"; load {load:.1f} (5 min) with {','.join(args.beside) or 'nothing'} beside")
     return 0 if all(verdict.kept for verdict in verdicts) else 1
