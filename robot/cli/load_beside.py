@@ -16,15 +16,26 @@ import tempfile
 from collections.abc import Iterator, Sequence
 
 KINDS = ("game", "busy")
+# Each process beside ends itself once its parent (argv[1], given: it may be gone before the child starts) is gone;
+# a bench killed outright cannot end them itself.
+ENDS_WITH_PARENT = (
+    "import os, sys, threading, time\n"
+    "parent = int(sys.argv[1])\n"
+    "def end_with_parent():\n"
+    "    while os.getppid() == parent:\n"
+    "        time.sleep(0.5)\n"
+    "    os._exit(0)\n"
+    "threading.Thread(target=end_with_parent, daemon=True).start()\n"
+)
 # Whole simulated games one after another, each with its own seed, until the bench ends them; their log in a
-# folder of their own (argv[1]), never the person's game log.
-GAMES_FOREVER = (
-    "import itertools, sys\nfrom robot.cli import main\n"
+# folder of their own (argv[2]), never the person's game log.
+GAMES_FOREVER = ENDS_WITH_PARENT + (
+    "import itertools\nfrom robot.cli import main\n"
     "for seed in itertools.count(1):\n"
     "    main(['play', '--sim', '--one-game', '--opponent', 'random', '--room', 'varied', '--seed', str(seed),\n"
-    "          '--log', sys.argv[1] + '/game.json'])\n"
+    "          '--log', sys.argv[2] + '/game.json'])\n"
 )
-BUSY_FOREVER = "while True:\n    pass\n"
+BUSY_FOREVER = ENDS_WITH_PARENT + "while True:\n    pass\n"
 END_TIMEOUT_S = 10.0
 
 
@@ -48,7 +59,7 @@ def running_beside(kinds: Sequence[str]) -> Iterator[list[subprocess.Popen]]:
             code = GAMES_FOREVER if kind == "game" else BUSY_FOREVER
             processes.append(
                 subprocess.Popen(
-                    [sys.executable, "-c", code, folder.name],
+                    [sys.executable, "-c", code, str(os.getpid()), folder.name],
                     stdin=subprocess.DEVNULL,
                     stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL,

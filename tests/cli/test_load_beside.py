@@ -35,3 +35,39 @@ def test_an_unknown_kind_is_one_sentence(text: str, capsys: pytest.CaptureFixtur
 
 def test_the_kinds_are_read_in_order() -> None:
     assert parse_beside("game, busy") == ("game", "busy")
+
+
+def test_the_work_beside_ends_when_the_bench_is_killed_outright() -> None:
+    """SIGKILL leaves the bench no time to end what runs beside it: each ends itself once its parent is gone."""
+    import signal
+    import subprocess
+    import sys
+
+    bench = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import time\nfrom robot.cli.load_beside import running_beside\n"
+            "with running_beside(('busy',)) as processes:\n"
+            "    print(processes[0].pid, flush=True)\n    time.sleep(60)\n",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    busy = int(bench.stdout.readline())
+    bench.send_signal(signal.SIGKILL)
+    bench.wait()
+    deadline = time.monotonic() + 10.0
+    while time.monotonic() < deadline and _alive(busy):
+        time.sleep(0.2)
+    assert not _alive(busy), "the busy process outlived the bench"
+    bench.stdout.close()
+
+
+def _alive(pid: int) -> bool:
+    """Running, not a zombie waiting for a parent's wait (init reaps orphans, but a zombie counts as ended)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
