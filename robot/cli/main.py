@@ -19,7 +19,9 @@ os.environ.setdefault("OPENCV_VIDEOIO_DEBUG", "0")
 import argparse  # noqa: E402
 import contextlib  # noqa: E402
 import logging  # noqa: E402
+import signal  # noqa: E402
 import sys  # noqa: E402
+import threading  # noqa: E402
 from collections.abc import Iterator  # noqa: E402
 from typing import NoReturn  # noqa: E402
 
@@ -106,6 +108,28 @@ def _say(message: object) -> None:
     print(f"c4robot: {_one_line(message)}", file=sys.stderr, flush=True)
 
 
+class TerminatedError(KeyboardInterrupt):
+    """SIGTERM (a service stopped, `kill`): handled as Ctrl-C is, so a game's log is saved and the arm stopped."""
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """While a command runs in the main thread, SIGTERM raises TerminatedError there (by default it ends Python at
+    once: no log saved, no arm stopped); the previous handler is put back after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(*_: object) -> NoReturn:
+        raise TerminatedError
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit status."""
     try:
@@ -121,7 +145,11 @@ def main(argv: list[str] | None = None) -> int:
     level = logging.WARNING - 10 * min(vars(args).get("verbose", 0), 2)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
     try:
-        return int(args.run(args) or 0)
+        with _terminate_as_interrupt():
+            return int(args.run(args) or 0)
+    except TerminatedError:
+        _say("stopped (SIGTERM)")
+        return EXIT_INTERRUPTED
     except KeyboardInterrupt:
         _say("interrupted (Ctrl-C)")
         return EXIT_INTERRUPTED

@@ -6,6 +6,7 @@ they stay fixed. Interruptions and OpenCV's own output need a real process: thos
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -205,8 +206,15 @@ def test_ctrl_d_while_the_person_is_asked_for_a_move_is_one_sentence(tmp_path: P
     assert "input ended" in result.stderr
 
 
-def test_ctrl_c_while_the_robot_ponders_is_one_sentence_and_the_game_is_kept(tmp_path: Path) -> None:
-    """Ctrl-C reaches every process of the terminal's group, the pondering worker included."""
+@pytest.mark.parametrize(
+    ("signal_number", "to_group", "said"),
+    [(signal.SIGINT, True, "interrupted (Ctrl-C)"), (signal.SIGTERM, False, "stopped (SIGTERM)")],
+)
+def test_ctrl_c_or_sigterm_while_the_robot_ponders_is_one_sentence_and_the_game_is_kept(
+    tmp_path: Path, signal_number: int, to_group: bool, said: str
+) -> None:
+    """Ctrl-C reaches every process of the terminal's group, the pondering worker included; SIGTERM (`kill`, a
+    service stopped) only the game, which ends as for Ctrl-C and takes its worker with it."""
     log = tmp_path / "g.json"
     argv = ["play", "--sim", "--opponent", "human", "--robot-first", "--time-ms", "200", "--log", str(log)]
     # A terminal's Ctrl-C reaches the game even where this suite runs with SIGINT ignored (a script's background
@@ -228,15 +236,21 @@ def test_ctrl_c_while_the_robot_ponders_is_one_sentence_and_the_game_is_kept(tmp
             time.sleep(0.2)
         assert _moves_in(log), "the robot's first move was not saved"
         time.sleep(1.5)  # the worker is pondering the person's replies
-        os.killpg(process.pid, signal.SIGINT)
+        if to_group:
+            os.killpg(process.pid, signal_number)
+        else:
+            process.send_signal(signal_number)
         process.wait(timeout=60)  # stdin stays open: its end would be the person's Ctrl-D, racing the Ctrl-C
         err = process.stderr.read()
+        time.sleep(2.0)  # a worker left behind would still run now
+        left = subprocess.run(["pgrep", "-g", str(process.pid)], capture_output=True, text=True).stdout.split()
     finally:
-        if process.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
     assert_one_sentence(process.returncode, err)
-    assert "interrupted" in err
+    assert said in err
     assert len(GameLog.load(log).moves) == 1
+    assert not left, f"processes of the game still run: {left}"
 
 
 @pytest.mark.parametrize(
