@@ -155,11 +155,15 @@ def _neighbours(holes: np.ndarray) -> np.ndarray:
     return holes | (_neighbour_count(holes) > 0)
 
 
-def occluded_holes(samples: HoleSamples, off_the_face: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def occluded_holes(
+    samples: HoleSamples, off_the_face: np.ndarray, tunnels: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
     """(covered, grazed), each (rows, cols) bool, row 0 at the bottom: holes something in front of the board
     covers (see the module), and, when something does, the holes it may reach into without hiding them (a
     blocked ray round them, or next to a covered hole), which are read but not trusted. `off_the_face` is
-    rays_off_the_face(samples), which the frame check (vision.frame_check) looks at too.
+    rays_off_the_face(samples), which the frame check (vision.frame_check) looks at too. `tunnels`: the holes go
+    through a thick face seen from aside (vision.deep_holes), so an empty one shows the face's own material all
+    round (the tunnel's wall, the slot's far wall) and only what crosses the face round a hole covers it.
 
     A lone hole with a short blocked run (MIN_BLOCKED_RUN, no neighbour touched) is a shadow or a bevel, and a
     lone unseen hole a dull disc in dim light or JPEG blocks: a hand or a sleeve that reaches one hole crosses
@@ -168,7 +172,7 @@ def occluded_holes(samples: HoleSamples, off_the_face: np.ndarray) -> tuple[np.n
     runs = _longest_run(off_the_face & ~_off_board_rays(samples.shape)).reshape(samples.shape)
     touched = runs >= MIN_TOUCHED_RUN
     blocked = (runs >= MIN_LONE_BLOCKED_RUN) | ((runs >= MIN_BLOCKED_RUN) & (_neighbour_count(touched) > 0))
-    unseen = _unseen_holes(samples).reshape(samples.shape)
+    unseen = np.zeros(samples.shape, dtype=bool) if tunnels else _unseen_holes(samples).reshape(samples.shape)
     covered = blocked | (unseen & (_neighbour_count(unseen | touched) > 0))
     if not covered.any():
         return covered, np.zeros_like(covered)

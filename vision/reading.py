@@ -13,12 +13,14 @@ import dataclasses
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import cv2
 import numpy as np
 
-from vision.classify import classify
+from vision.classify import Classification, classify
 from vision.colour_names import LETTERS, colour_letters
+from vision.deep_holes import in_lenses, seen_thickness, unproven_in_lenses
 from vision.frame_check import framed
 from vision.geometry import check_corners, check_shape, hole_centres_px
 from vision.hole_samples import FACE_RADIUS, HoleSamples, sample_holes, to_weighted_lab
@@ -42,6 +44,8 @@ DIM_LIFT = 2.0
 # board is too dark to trust: a board lifted from 30% light stays above it, one from 15% light mostly falls below.
 MIN_BOARD_LIGHTNESS = 26.0
 TOO_DARK = "too dark to read: add light"
+# The confidence from which a cell counts as read (vision.reliability's SURE).
+SURE = 0.9
 COVERED_BOARD = "the holes look like the board around them: something covers the board or the camera"
 
 
@@ -76,6 +80,20 @@ class BoardReading:
     def covered_columns(self) -> list[int]:
         """0-based columns with a covered hole, left to right."""
         return [] if self.covered is None else [int(c) for c in np.flatnonzero(self.covered.any(axis=0))]
+
+
+class _Look(NamedTuple):
+    """A lattice's holes as seen and read: with a thick face, both as a thin face's holes and in their lenses."""
+
+    found: np.ndarray
+    samples: HoleSamples
+    result: Classification
+    off_frame: str | None
+    too_dark: bool
+
+    def unsure_cells(self) -> int:
+        """Cells read below SURE or covered: the look that explains the frame with fewer is kept (the first on a tie)."""
+        return int(((self.result.confidence < SURE) | ~self.samples.visible.reshape(self.result.grid.shape)).sum())
 
 
 def _check_image(image_bgr: np.ndarray) -> np.ndarray:
@@ -183,39 +201,59 @@ def read(
         own_faces[np.asarray(lattice).tobytes()] = samples.face
         return samples if known_face is None else dataclasses.replace(samples, face=known_face)
 
-    problems: list[str] = []
-    off_frame = None
-    try:
-        if corners is None:
-            found = locate_board(image, (rows, cols))
-        else:
-            found = refine_corners(image, check_corners(corners), (rows, cols))
-        samples = sample(found)
+    def looked(lattice: np.ndarray, tunnels: bool) -> _Look:
+        """The holes of a lattice as seen, or BoardNotFoundError; `tunnels`: read in their lenses (vision.deep_holes)."""
+        samples = sample(lattice)
         too_dark = _is_too_dark(samples, is_dim)
         covered = grazed = np.zeros((rows, cols), dtype=bool)
+        off_frame = None
         if not too_dark:  # in the dark, holes and face look alike whatever is in front of them
-            _check_uncovered(samples)
+            if not tunnels:  # the tunnels' back edges showed: the holes are in view
+                _check_uncovered(samples)
             off_the_face = rays_off_the_face(samples)
-            covered, grazed = occluded_holes(samples, off_the_face)
-            moved, moved_samples, off_frame = framed(found, samples, off_the_face, sample)
+            covered, grazed = occluded_holes(samples, off_the_face, tunnels)
+            moved, moved_samples, off_frame = (
+                (lattice, samples, None) if tunnels else framed(lattice, samples, off_the_face, sample)
+            )
             moved_covered, moved_grazed = (
                 occluded_holes(moved_samples, rays_off_the_face(moved_samples))
-                if moved is not found
+                if moved is not lattice
                 else (covered, grazed)
             )
             # A calibrated lattice is moved only when that leaves nothing covered: a hand over one edge hides the
             # frame beyond it too, and moving away from it (a room of the face's colour on the other side) would put
             # the lattice off the board; one found in the frame is more often off than a calibrated one.
             allowed = 0 if corners is not None else max(covered.sum(), 1) - 1
-            if moved is not found and moved_covered.sum() <= allowed:
-                found, samples, covered, grazed = moved, moved_samples, moved_covered, moved_grazed
+            if moved is not lattice and moved_covered.sum() <= allowed:
+                lattice, samples, covered, grazed = moved, moved_samples, moved_covered, moved_grazed
             if covered.all():  # a sheet or a grey frame unlike the face known from the empty board
                 raise BoardNotFoundError(COVERED_BOARD)
             if covered.any():  # a hand at an edge hides the frame too
                 off_frame = None
         samples = dataclasses.replace(samples, covered=covered.ravel(), grazed=grazed.ravel())
         if known_face is not None and not (covered.any() or grazed.any()):
-            samples = _in_the_light_of_now(samples, known_face, own_faces.get(np.asarray(found).tobytes()))
+            samples = _in_the_light_of_now(samples, known_face, own_faces.get(np.asarray(lattice).tobytes()))
+        if tunnels:
+            samples = in_lenses(samples, image, lattice, thickness)
+        result = classify(samples, reference)
+        if reference is not None:
+            result = checked_against_frame(
+                result, classify(samples), reference, lambda colours: classify(samples, colours)
+            )
+        return _Look(lattice, samples, result, off_frame, too_dark)
+
+    try:
+        given = None if corners is None else check_corners(corners)
+        found = locate_board(image, (rows, cols)) if given is None else refine_corners(image, given, (rows, cols))
+        thickness = seen_thickness(image, found if given is None else given, (rows, cols))
+        looks = []
+        try:
+            looks.append(looked(found, tunnels=False))
+        except BoardNotFoundError:
+            if not thickness:
+                raise
+        if thickness:  # a tunnel's lit wall passes for the face when corners are refined: the calibrated ones are kept
+            looks.append(looked(found if given is None else given, tunnels=True))
     except BoardNotFoundError as error:
         return BoardReading(
             grid=np.zeros((rows, cols), dtype=np.int8),
@@ -225,9 +263,13 @@ def read(
             elapsed_s=time.perf_counter() - started,
             problems=[str(error)],
         )
-    result = classify(samples, reference)
-    if reference is not None:
-        result = checked_against_frame(result, classify(samples), reference, lambda colours: classify(samples, colours))
+    found, samples, result, off_frame, too_dark = min(looks, key=_Look.unsure_cells)
+    if thickness:  # whichever look is kept, a lens one colour fills as a disc does is no proven empty hole
+        unproven = unproven_in_lenses(looks[-1].samples, result.grid) & samples.visible.reshape(rows, cols)
+        result = dataclasses.replace(
+            result, confidence=np.where(unproven, np.minimum(result.confidence, OCCLUDED_CONFIDENCE), result.confidence)
+        )
+    problems: list[str] = []
     grid, disc_colours = result.grid, result.colours
     if reference is not None:
         names = colour_letters(list(reference))
