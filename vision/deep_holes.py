@@ -35,6 +35,7 @@ from vision.hole_samples import (
     RAY_RADII_PITCH,
     RING_INDEX,
     HoleSamples,
+    sample_holes,
     shaded_distances,
     to_weighted_lab,
 )
@@ -229,6 +230,14 @@ def seen_thickness(image_bgr: np.ndarray, corners_px: np.ndarray, shape: tuple[i
     thickness = face_thickness(image_bgr, corners, shape)
     hidden = hidden_share(corners, shape, (image_bgr.shape[1], image_bgr.shape[0]), thickness)
     return thickness if hidden >= MIN_HIDDEN_PITCH else 0.0
+
+
+def holes_as_read(image_bgr: np.ndarray, corners_px: np.ndarray, shape: tuple[int, int]) -> HoleSamples:
+    """Every hole's samples as the reader takes what fills it: vision.hole_samples' rings, in the holes' lenses where
+    the face is thick enough to hide part of them. For whoever learns disc colours from a frame the game knows."""
+    samples = sample_holes(image_bgr, corners_px, shape)
+    thickness = seen_thickness(image_bgr, corners_px, shape)
+    return in_lenses(samples, image_bgr, corners_px, thickness) if thickness else samples
 
 
 def filling_bgr(image_bgr: np.ndarray, corners_px: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
