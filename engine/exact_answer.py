@@ -11,7 +11,7 @@ from engine.scores import outcome
 from engine.search_state import searcher, timed_solve
 from engine.search_types import Limit, SearchResult, ms_since
 
-SOLVER_SHARE = 0.45  # share of the budget for the exact solver (weak, then strong), before the heuristics
+SOLVER_SHARE = 0.3  # share of the budget for the exact solver (weak, then strong), before the loss check
 # The search stops this long before the deadline: the answer still has to be built, and on a busy machine
 # the process waits its turn for a core before it can reply.
 TIMER_MARGIN_S = 0.05

@@ -8,15 +8,17 @@ iterative deepening replaces it. The layers, from perfect to heuristic:
   2. the exact solver (engine.solver, asked by engine/exact_answer.py) until a deadline at a share of
      the budget (level 10 only): first the weak solver (win/draw/loss, faster), whose move keeps the
      value, then, in what is left of the share, the strong one, whose move is perfect: the quickest win
-     or the slowest loss. Weak first because keeping the value is what counts. The share is less than
-     half: past it the heuristics and the loss check save more positions than more solver time would;
+     or the slowest loss. Weak first because keeping the value is what counts. The share is under a
+     third: past it the loss check's proofs keep the value more often than more solver time would;
   3. the heuristic alpha-beta of engine/alphabeta.py, whose win/loss scores are proofs too, and
      whose evaluation knows threats, their rows and zugzwang (engine/evaluation.py). It plays any
      board size (9x7, 8x8) under the same budget;
   A fresh process whose heuristic kernel is not loaded yet, with a budget too short to load it, answers
   by rule instead (engine/quick_answer.py) once the books have not;
-  4. a check of the heuristics' move by the weak solver in the budget's last 30% (level 10, boards the
-     solver takes): a move proven to lose gives way to the next best one not proven to lose.
+  4. a check of the heuristics' move by the weak solver (level 10, boards the solver takes): a move proven
+     to lose gives way to the next best one not proven to lose. Within the proofs' reach (7x6 past the
+     early book) the heuristics only order the moves, one ply deep, and the check has all the time left;
+     elsewhere it has the budget's last 30%.
 Lower levels (engine/levels.py) cap the depth, add evaluation noise and random blunders.
 Scores are from the side to move's view: Pons' scale when proven, -1/0/1 from the weak solver,
 evaluation points otherwise.
@@ -49,6 +51,8 @@ __all__ = ["Limit", "SearchResult", "search", "warm_up"]
 
 NEXT_DEPTH_GROWTH = 2.5  # a depth takes about this many times the previous one: start it only if it fits
 LOSS_CHECK_SHARE = 0.3  # share kept after the heuristics, to prove that their move does not lose
+PROOF_REACH_EMPTY = 32  # up to this many empty cells the loss check's proofs often finish (7x6 past the early book)
+ORDERING_DEPTH = 1  # there the heuristics search this deep, only to order the moves for the loss check
 
 
 def warm_up(width: int = 7, height: int = 6, connect: int = 4) -> None:
@@ -144,7 +148,14 @@ def _choose(
     max_depth = min(d for d in (limit.depth, settings.max_depth, position.width * position.height) if d is not None)
     if not solvable or limit.time is None:
         return _deepen(position, limit, weights, max_depth, settings.margin, rng, started)
-    heuristic_limit = Limit(time=(1 - LOSS_CHECK_SHARE) * limit.time, depth=limit.depth, nodes=limit.nodes)
+    if position.width * position.height - position.moves_played <= PROOF_REACH_EMPTY:
+        # Within the proofs' reach the heuristics only order the moves: the loss check's proofs keep the value
+        # more often with their time than deeper heuristics do. One ply: every move gets an exact evaluation to
+        # be ordered by, where a deeper alpha-beta leaves all but its best move with a bound.
+        max_depth = min(max_depth, ORDERING_DEPTH)
+        heuristic_limit = limit
+    else:
+        heuristic_limit = Limit(time=(1 - LOSS_CHECK_SHARE) * limit.time, depth=limit.depth, nodes=limit.nodes)
     answer = _deepen(position, heuristic_limit, weights, max_depth, settings.margin, rng, started)
     return answer if answer.proven else unless_proven_lost(position, answer, limit, started)
 
