@@ -76,6 +76,8 @@ FILLING_STEP_PITCH = 0.025
 # but for FILLED_DENT_PITCH in its worst directions (vision.hole_fill).
 FILLED_SHARE = 0.8
 FILLED_DENT_PITCH = 0.08
+# The face counts as what fills a lens only in about the face's own light: a grey disc is a white face in shadow.
+FACE_LIT_RANGE = (0.8, 1.25)
 
 
 def _unit_circle() -> np.ndarray:
@@ -275,7 +277,7 @@ def unproven_in_lenses(samples: HoleSamples, grid: np.ndarray) -> np.ndarray:
     rows, cols = samples.shape
     own = samples.hole_colours
     uniform = (_own_shade_distances(samples.pixels, own) < MATCH_RADIUS).mean(axis=1)
-    faces = shaded_distances(own, samples.face[None], SHADOW_RANGE)[0]
+    faces = shaded_distances(own, samples.face[None], FACE_LIT_RANGE)[0]
     candidates = (grid.ravel() == 0) & samples.visible & (uniform >= FILLED_SHARE) & (faces >= MATCH_RADIUS)
     filled = np.zeros(rows * cols, dtype=bool)
     for hole in np.flatnonzero(candidates):

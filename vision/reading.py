@@ -240,6 +240,10 @@ def read(
             result = checked_against_frame(
                 result, classify(samples), reference, lambda colours: classify(samples, colours)
             )
+        if tunnels:  # a lens one colour fills as a disc does is no proven empty hole
+            unproven = unproven_in_lenses(samples, result.grid)
+            confidence = np.where(unproven, np.minimum(result.confidence, OCCLUDED_CONFIDENCE), result.confidence)
+            result = dataclasses.replace(result, confidence=confidence)
         return _Look(lattice, samples, result, off_frame, too_dark)
 
     try:
@@ -264,11 +268,6 @@ def read(
             problems=[str(error)],
         )
     found, samples, result, off_frame, too_dark = min(looks, key=_Look.unsure_cells)
-    if thickness:  # whichever look is kept, a lens one colour fills as a disc does is no proven empty hole
-        unproven = unproven_in_lenses(looks[-1].samples, result.grid) & samples.visible.reshape(rows, cols)
-        result = dataclasses.replace(
-            result, confidence=np.where(unproven, np.minimum(result.confidence, OCCLUDED_CONFIDENCE), result.confidence)
-        )
     problems: list[str] = []
     grid, disc_colours = result.grid, result.colours
     if reference is not None:
