@@ -136,6 +136,19 @@ def test_a_heuristic_move_that_only_draws_gives_way_to_a_proven_win() -> None:
     assert unless_proven_lost(position, answer, Limit(time=3.0), time.perf_counter()).column == 4
 
 
+def test_within_the_proofs_reach_the_heuristics_only_order_the_moves_for_the_loss_check() -> None:
+    """Past the early book (11 plies, a won position the solver proves in about 9,000 nodes): with the root's
+    solve kept from finishing by the node limit, the heuristics search one ply and the loss check's proofs
+    find the win; nearer the start (use_book off) the heuristics deepen as before."""
+    position = Position.from_moves("22523567532")
+    limit = Limit(time=5.0, nodes=1000)  # the exact solver is not worth starting under 20,000 nodes
+    answer = search(position, limit, level=10)
+    assert answer.depth == 1
+    assert -Solver(16).solve(position.play(answer.column), weak=True).score == 1
+    opening = search(Position.from_moves("4444"), Limit(time=1.0, nodes=1000), level=10, use_book=False)
+    assert opening.depth > 1
+
+
 def test_a_heuristic_move_not_proven_to_lose_stands() -> None:
     position = Position.from_moves("5554224333234511764415115")  # from L2_R1: quick to solve
     solver = Solver(16)
