@@ -111,12 +111,3 @@ def _round_trips(command: list[str], lines: list[str], folder: str) -> Reference
         process.kill()
         process.wait()
     return ReferenceRun([score for score, _ in answers], [max(0.0, s - baseline) for _, s in answers], "round trips")
-
-
-def joined_runs(parts: list[ReferenceRun]) -> ReferenceRun:
-    """One run of the parts' positions in turn (runs of one binary, so timed the same way)."""
-    return ReferenceRun(
-        [score for part in parts for score in part.scores],
-        [seconds for part in parts for seconds in part.seconds],
-        parts[0].timed_by if parts else "its own clock",
-    )

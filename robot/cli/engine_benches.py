@@ -256,18 +256,14 @@ def _python_call_us(solver: Solver) -> float:
     return statistics.median(times) * 1e6
 
 
-VERSUS_CHUNK = 10  # `versus`: lines timed by both solvers in turn, so that both see the same load
-
-
 def bench_versus(binary: Path, sets: dict[str, list[tuple[str, int]]], solver: Solver, weak: bool) -> int:
     """Each set solved by the reference binary and by ours (table cleared before each position, untimed,
     both), side by side: the ratio of the medians is what to compare, machines differ from day to day.
 
-    Twice per chunk of VERSUS_CHUNK lines, in the order reference, ours, ours, reference, each position's time
-    the quicker of its two: on a shared machine a burst of someone else's work otherwise lands on one side only,
-    and a chunk takes a fraction of a second where a whole set takes up to minutes."""
+    Twice, in the order reference, ours, ours, reference, each position's time the quicker of its two:
+    on a shared machine a burst of someone else's work otherwise lands on one side only."""
     from engine import Position
-    from engine.reference_solver import joined_runs, run_reference
+    from engine.reference_solver import run_reference
     from engine.scores import outcome
 
     header = (
@@ -276,22 +272,17 @@ def bench_versus(binary: Path, sets: dict[str, list[tuple[str, int]]], solver: S
     )
     print(
         f"ours: table {solver.table.size_mb:g} MB cleared before each position; reference: {binary}; "
-        f"each time the quicker of two passes over each {VERSUS_CHUNK} lines (reference, ours, ours, reference)"
+        "each time the quicker of two passes (reference, ours, ours, reference)"
     )
     print(header)
     print("-" * len(header))
     worst = 0.0
     for name, rows in sets.items():
         lines = [moves for moves, _ in rows]
-        first_parts, second_parts, ours = [], [], ([], [])
-        for start in range(0, len(lines), VERSUS_CHUNK):
-            chunk = lines[start : start + VERSUS_CHUNK]
-            positions = [Position.from_moves(moves) for moves in chunk]
-            first_parts.append(run_reference(binary, chunk, weak))
-            for run in ours:
-                run.extend(solver.solve_many(positions, weak, cold=True))
-            second_parts.append(run_reference(binary, chunk, weak))
-        first, second = joined_runs(first_parts), joined_runs(second_parts)
+        positions = [Position.from_moves(moves) for moves in lines]
+        first = run_reference(binary, lines, weak)
+        ours = [solver.solve_many(positions, weak, cold=True) for _ in range(2)]
+        second = run_reference(binary, lines, weak)
         expected = [outcome(e) if weak else e for _, e in rows]
         theirs = [[outcome(score) if weak else score for score in run.scores] for run in (first, second)]
         # (outcome: Pons' weak solve answers a win at once with its full score)
