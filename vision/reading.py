@@ -83,7 +83,8 @@ class BoardReading:
 
 
 class _Look(NamedTuple):
-    """A lattice's holes as seen and read: with a thick face, both as a thin face's holes and in their lenses."""
+    """A lattice's holes as seen and read: with a thick face, as a thin face's holes and, when that leaves cells
+    unsure, in their lenses too (vision.deep_holes)."""
 
     found: np.ndarray
     samples: HoleSamples
@@ -92,8 +93,20 @@ class _Look(NamedTuple):
     too_dark: bool
 
     def unsure_cells(self) -> int:
-        """Cells read below SURE or covered: the look that explains the frame with fewer is kept (the first on a tie)."""
+        """Cells read below SURE or covered: the look that explains the frame with fewer is kept (_kept)."""
         return int(((self.result.confidence < SURE) | ~self.samples.visible.reshape(self.result.grid.shape)).sum())
+
+
+def _kept(plain: _Look, lenses: _Look) -> _Look:
+    """Of a thick face's holes read as a thin face's (`plain`) and in their lenses, the look with fewer unsure cells
+    (`plain` on a tie); the lenses' cells that the plain look read otherwise and sure are unsure (two ways of
+    seeing one hole that disagree)."""
+    if lenses.unsure_cells() >= plain.unsure_cells():
+        return plain
+    visible = plain.samples.visible.reshape(plain.result.grid.shape)
+    disputed = (plain.result.grid != lenses.result.grid) & (plain.result.confidence >= SURE) & visible
+    confidence = np.where(disputed, np.minimum(lenses.result.confidence, OCCLUDED_CONFIDENCE), lenses.result.confidence)
+    return lenses._replace(result=dataclasses.replace(lenses.result, confidence=confidence))
 
 
 def _check_image(image_bgr: np.ndarray) -> np.ndarray:
@@ -249,15 +262,22 @@ def read(
     try:
         given = None if corners is None else check_corners(corners)
         found = locate_board(image, (rows, cols)) if given is None else refine_corners(image, given, (rows, cols))
-        thickness = seen_thickness(image, found if given is None else given, (rows, cols))
-        looks = []
+        plain, unseen = None, None
         try:
-            looks.append(looked(found, tunnels=False))
-        except BoardNotFoundError:
-            if not thickness:
-                raise
-        if thickness:  # a tunnel's lit wall passes for the face when corners are refined: the calibrated ones are kept
-            looks.append(looked(found if given is None else given, tunnels=True))
+            plain = looked(found, tunnels=False)
+        except BoardNotFoundError as error:
+            unseen = error
+        thickness = 0.0
+        if plain is None or plain.unsure_cells():  # a clean reading needs no second look
+            thickness = seen_thickness(image, found if given is None else given, (rows, cols))
+        if not thickness:
+            if plain is None:
+                raise unseen
+            look = plain
+        else:  # a tunnel's lit wall passes for the face when corners are refined: the calibrated ones are kept
+            look = looked(found if given is None else given, tunnels=True)
+            if plain is not None:
+                look = _kept(plain, look)
     except BoardNotFoundError as error:
         return BoardReading(
             grid=np.zeros((rows, cols), dtype=np.int8),
@@ -267,7 +287,7 @@ def read(
             elapsed_s=time.perf_counter() - started,
             problems=[str(error)],
         )
-    found, samples, result, off_frame, too_dark = min(looks, key=_Look.unsure_cells)
+    found, samples, result, off_frame, too_dark = look
     problems: list[str] = []
     grid, disc_colours = result.grid, result.colours
     if reference is not None:
