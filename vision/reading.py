@@ -83,8 +83,8 @@ class BoardReading:
 
 
 class _Look(NamedTuple):
-    """A lattice's holes as seen and read: with a thick face, as a thin face's holes and, when that leaves cells
-    unsure, in their lenses too (vision.deep_holes)."""
+    """A lattice's holes as seen and read: as a thin face's holes and, when that sees no board or takes holes for
+    covered as a thick face's tunnels make it do, in their lenses too (vision.deep_holes)."""
 
     found: np.ndarray
     samples: HoleSamples
@@ -98,13 +98,13 @@ class _Look(NamedTuple):
 
 
 def _kept(plain: _Look, lenses: _Look) -> _Look:
-    """Of a thick face's holes read as a thin face's (`plain`) and in their lenses, the look with fewer unsure cells
-    (`plain` on a tie); the lenses' cells that the plain look read otherwise and sure are unsure (two ways of
-    seeing one hole that disagree)."""
+    """Of a thick face's holes read as a thin face's (`plain`, which took some holes for covered) and in their lenses,
+    the look with fewer unsure cells (`plain` on a tie); where the lenses win, a cell the plain look read otherwise
+    at SURE is unsure (two ways of seeing one hole that disagree)."""
     if lenses.unsure_cells() >= plain.unsure_cells():
         return plain
-    visible = plain.samples.visible.reshape(plain.result.grid.shape)
-    disputed = (plain.result.grid != lenses.result.grid) & (plain.result.confidence >= SURE) & visible
+    disputed = (plain.result.grid != lenses.result.grid) & (plain.result.confidence >= SURE)
+    disputed &= plain.samples.visible.reshape(disputed.shape)
     confidence = np.where(disputed, np.minimum(lenses.result.confidence, OCCLUDED_CONFIDENCE), lenses.result.confidence)
     return lenses._replace(result=dataclasses.replace(lenses.result, confidence=confidence))
 
@@ -268,7 +268,7 @@ def read(
         except BoardNotFoundError as error:
             unseen = error
         thickness = 0.0
-        if plain is None or plain.unsure_cells():  # a clean reading needs no second look
+        if plain is None or not plain.samples.visible.all():  # what a thick face's tunnels do to a plain look
             thickness = seen_thickness(image, found if given is None else given, (rows, cols))
         if not thickness:
             if plain is None:
