@@ -1,7 +1,8 @@
 """Disc colours learnt from the whole game, not from one sample.
 
 Every disc the game knows (the robot's own drops, a person's move once it is confirmed) shows its player's colour
-in the light of the moment; so do the holes the game knows empty for what shows through them. The model keeps the
+in the light of the moment, where the reader looks for it (vision.deep_holes.holes_as_read: behind a thick face,
+in the part of the hole its tunnel does not hide); so do the holes the game knows empty for what shows through them. The model keeps the
 most recent of them, each put in the board's light (vision.hole_samples.in_board_light: a lamp to one side makes
 a gradient of light, not of colour), and gives the reader their median: colours that follow light drifting during
 the game and do not hang on one disc that happened to be pale or in a shadow. It also says when two colours, or a
@@ -15,7 +16,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from vision.hole_samples import BLACK, from_weighted_lab_to_bgr, local_light, sample_holes, to_weighted_lab
+from vision.deep_holes import holes_as_read
+from vision.hole_samples import BLACK, from_weighted_lab_to_bgr, local_light, to_weighted_lab
 
 # The discs of a player the model remembers: enough for a median that one odd disc does not move, few enough to
 # follow the light of the last moves.
@@ -60,7 +62,7 @@ class ColourModel:
         known = np.asarray(known)
         if known.shape != self.shape:
             raise ValueError(f"the known board is {known.shape[0]}x{known.shape[1]}, the model's {self.shape}")
-        samples = sample_holes(frame_bgr, np.asarray(corners_px, float), self.shape)
+        samples = holes_as_read(frame_bgr, np.asarray(corners_px, float), self.shape)
         in_board_light = (samples.hole_colours - BLACK) / local_light(samples)[:, None] + BLACK
         values = known.ravel()
         used = np.ones(values.shape, bool) if skip is None else ~np.asarray(skip, bool).ravel()
