@@ -3,7 +3,8 @@
 No fixed colour bands. The colours a hole can show are clustered; every pair of clusters (and a single
 cluster, and none) is a hypothesis for the two disc colours. Under a hypothesis a hole holds a disc of
 colour c when c covers all sectors of its ring (a disc in its slot fills the hole; a loose disc behind
-the board shows as a crescent and covers some sectors only) and reaches the rim along every ray (a loose
+the board shows as a crescent and covers some sectors only), or, where the hole's middle shows a ring-shaped
+disc's hole, of the band just inside its rim (vision.rim_band), and reaches the rim along every ray (a loose
 disc covering three quarters of the hole leaves a crescent of the room or of the hole's inner wall:
 vision.hole_fill). The best legal board under each hypothesis (gravity, disc counts) is found exactly
 (vision.gravity); the hypothesis whose board explains the frame best wins, with a prior that disc colours
@@ -39,13 +40,13 @@ from vision.empty_proof import (
 )
 from vision.gravity import best_legal_grid, count_problem
 from vision.hole_fill import fill_dents
-from vision.hole_samples import SECTOR_COUNT, HoleSamples, local_light, ramp_shaded_distances, shaded_distances
+from vision.hole_samples import HoleSamples, shaded_distances
 from vision.occlusion import OCCLUDED_CONFIDENCE
+from vision.rim_band import Band, band_of, shows_a_ring, with_band_colours
+from vision.ring_coverage import SHADING_RANGE, colour_distances, coverage
 from vision.room_lookalikes import ROOM_LIKE_DISC_CONFIDENCE, room_like_discs
 
-SHADING_RANGE = (0.92, 1.08)
 BACKGROUND_ROUNDS = 3
-SPARED_SECTORS = 2
 COVERAGE_THRESHOLD = 0.5
 COVERAGE_GAIN = 12.0
 MISSING_COVERAGE_GAIN = 30.0
@@ -93,40 +94,6 @@ class _Outcome:
     dents: np.ndarray
 
 
-def colour_distances(samples: HoleSamples, colours: tuple[np.ndarray, ...]) -> np.ndarray:
-    """(len(colours), holes, ring pixels) distances from every ring pixel to every colour, under slight shading.
-
-    A curved disc or one in the rim's shadow is a little darker on one side (a ramp of light across it whose
-    lit side is in the board's light, as the face beside the hole shows it); loose discs lying behind the board
-    are darker all over, so the allowed shading is narrow (SHADING_RANGE).
-    """
-    return ramp_shaded_distances(
-        samples.pixels, np.asarray(colours).reshape(-1, 3), SHADING_RANGE, local_light(samples)
-    )
-
-
-def coverage(distances: np.ndarray, sector: np.ndarray, claimed: np.ndarray | None = None) -> np.ndarray:
-    """(holes, colours): how fully each colour covers each hole's ring, sector by sector (`sector` of each pixel),
-    from the distances (colours, holes, ring pixels) of every ring pixel to every colour.
-
-    A ring pixel counts for the nearest colour when it is within MATCH_RADIUS and not `claimed` (holes,
-    ring pixels) by the background. The two worst sectors are spared (the hole wall's shadow at an angle,
-    a highlight); the next two decide, so a crescent covering half the ring scores near zero and a disc in
-    its slot near one.
-    """
-    count, holes, _ = distances.shape
-    if count == 0:
-        return np.zeros((holes, 0))
-    nearest = distances.argmin(axis=0)
-    matched = distances.min(axis=0) < MATCH_RADIUS
-    if claimed is not None:
-        matched &= ~claimed
-    hits = ((nearest[:, None, :] == np.arange(count)[:, None]) & matched[:, None, :]).astype(np.float32)
-    in_sector = (sector[:, None] == np.arange(SECTOR_COUNT)).astype(np.float32)
-    per_sector = hits @ (in_sector / np.maximum(in_sector.sum(axis=0), 1.0))
-    return np.sort(per_sector, axis=2)[:, :, SPARED_SECTORS : SPARED_SECTORS + 2].mean(axis=2)
-
-
 def _dullness_cost(colour: np.ndarray) -> float:
     """Log prior cost per disc of a colour: none for vivid plastic colours, growing as the colour greys out."""
     chroma = float(np.hypot(colour[1], colour[2]))
@@ -139,16 +106,26 @@ def _dents(samples: HoleSamples, colours: tuple[np.ndarray, ...] | list[np.ndarr
 
 
 def _cell_scores(
-    samples: HoleSamples, colours: tuple[np.ndarray, ...], distances: np.ndarray, claimed: np.ndarray | None = None
+    samples: HoleSamples,
+    colours: tuple[np.ndarray, ...],
+    distances: np.ndarray,
+    claimed: np.ndarray | None = None,
+    band_covered: np.ndarray | None = None,
+    is_learnt: bool = True,
 ) -> np.ndarray:
     """(2, rows, cols) log-odds of a disc of colour 1 / 2 against an empty hole (very low for absent colours),
-    from how fully the colours cover the rings (before _with_crescents)."""
+    from how fully the colours cover the rings, or the bands just inside the rims, `band_covered` (holes, colours):
+    a ring-shaped disc's centre shows the room (vision.rim_band); before _with_crescents. Colours
+    learnt from the frame pay the prior that discs are vivid; calibrated ones (`is_learnt` False) are discs, black
+    or white as they may be."""
     rows, cols = samples.shape
     scores = np.full((2, rows, cols), -1e6)
     covered = coverage(distances, samples.sector, claimed)
+    if band_covered is not None:
+        covered = np.maximum(covered, band_covered)
     for index, colour in enumerate(colours):
         margin = covered[:, index] - COVERAGE_THRESHOLD
-        gain = np.where(margin > 0, COVERAGE_GAIN, MISSING_COVERAGE_GAIN) * margin - _dullness_cost(colour)
+        gain = np.where(margin > 0, COVERAGE_GAIN, MISSING_COVERAGE_GAIN) * margin - is_learnt * _dullness_cost(colour)
         scores[index] = np.where(samples.visible, gain, 0.0).reshape(rows, cols)
     return scores
 
@@ -178,7 +155,7 @@ def _evaluate(
     return _Outcome(score - float(discarded.sum()) - COLOUR_COST * len(colours), grid, cell_scores, colours, dents)
 
 
-def _best_hypothesis(samples: HoleSamples) -> _Outcome:
+def _best_hypothesis(samples: HoleSamples, band: Band) -> _Outcome:
     """Try every pair of candidate colours (and single colours, and none); keep the best legal explanation.
 
     Under each hypothesis the other candidates (but shades of its colours) are what is behind the board: they claim the ring pixels
@@ -204,7 +181,11 @@ def _best_hypothesis(samples: HoleSamples) -> _Outcome:
         if cluster[i] != cluster[j] or not (whole[i] or whole[j])
     ]
     hypotheses = [()] + [(i,) for i in range(len(candidates))] + pairs
-    alone = [_cell_scores(samples, (colour,), distances[[i]])[0] for i, colour in enumerate(candidates)]
+    to_band = band.distances(candidates)
+    alone = [
+        _cell_scores(samples, (colour,), distances[[i]], band_covered=band.coverage(to_band[[i]]))[0]
+        for i, colour in enumerate(candidates)
+    ]
 
     def bound_alone(indices: tuple[int, ...]) -> float:
         return _bound(np.array([alone[i] for i in indices] + [np.zeros(samples.shape)]), len(indices))
@@ -226,7 +207,8 @@ def _best_hypothesis(samples: HoleSamples) -> _Outcome:
         claimed = None
         if indices and others:
             claimed = distances[others].min(axis=0) < shaded[list(indices)].min(axis=0)
-        cell_scores = _cell_scores(samples, colours, distances[list(indices)], claimed)
+        band_covered = band.coverage(to_band[list(indices)], to_band[others] if indices else None)
+        cell_scores = _cell_scores(samples, colours, distances[list(indices)], claimed, band_covered)
         if best is not None and _bound(cell_scores, len(indices)) <= best.score:
             continue
         if indices and np.isnan(dents).all():
@@ -300,7 +282,9 @@ def background_claims(
     return colour_distances(samples, background).min(axis=0) + margin < disc
 
 
-def _with_background(samples: HoleSamples, outcome: _Outcome, imbalance_cost: float, learn_colours: bool) -> _Outcome:
+def _with_background(
+    samples: HoleSamples, band: Band, outcome: _Outcome, imbalance_cost: float, learn_colours: bool
+) -> _Outcome:
     """Read the board again with the room seen through its empty holes competing against the disc colours.
 
     Alternates, as k-means does, between the board and what it implies (the background from its empty
@@ -314,7 +298,10 @@ def _with_background(samples: HoleSamples, outcome: _Outcome, imbalance_cost: fl
             return outcome
         colours = _refit_colours(samples, outcome) if learn_colours else outcome.colours
         claimed = background_claims(samples, colours, background)
-        cell_scores = _cell_scores(samples, colours, colour_distances(samples, colours), claimed)
+        band_covered = band.coverage(band.distances(colours), band.distances(background))
+        cell_scores = _cell_scores(
+            samples, colours, colour_distances(samples, colours), claimed, band_covered, is_learnt=learn_colours
+        )
         cell_scores = _with_crescents(cell_scores, outcome.dents)
         previous, outcome = outcome, _evaluate(colours, outcome.dents, cell_scores, imbalance_cost)
         if np.array_equal(previous.grid, outcome.grid):
@@ -328,16 +315,21 @@ def classify(samples: HoleSamples, reference_colours: tuple[np.ndarray, ...] | N
     A first reading decides which holes are empty; what those show (the room behind the board) then
     competes with the disc colours in the readings that follow.
     """
+    rings = shows_a_ring(samples)
+    samples = with_band_colours(samples, rings)
+    band = band_of(samples, rings)
     if reference_colours is not None:
         colours = tuple(reference_colours)
         dents = _dents(samples, colours)
-        cell_scores = _with_crescents(_cell_scores(samples, colours, colour_distances(samples, colours)), dents)
+        band_covered = band.coverage(band.distances(colours))
+        cell_scores = _cell_scores(samples, colours, colour_distances(samples, colours), None, band_covered, False)
+        cell_scores = _with_crescents(cell_scores, dents)
         outcome = _evaluate(colours, dents, cell_scores, FREE_COUNTS)
-        outcome = _with_background(samples, outcome, FREE_COUNTS, learn_colours=False)
+        outcome = _with_background(samples, band, outcome, FREE_COUNTS, learn_colours=False)
     else:
-        outcome = _best_hypothesis(samples)
+        outcome = _best_hypothesis(samples, band)
         if outcome.colours:
-            outcome = _order_by_count(_with_background(samples, outcome, IMBALANCE_COST, learn_colours=True))
+            outcome = _order_by_count(_with_background(samples, band, outcome, IMBALANCE_COST, learn_colours=True))
     problems = []
     imbalance = count_problem(outcome.grid)
     if imbalance:
@@ -348,10 +340,10 @@ def classify(samples: HoleSamples, reference_colours: tuple[np.ndarray, ...] | N
         # else (a loose disc behind the board smeared by blur into a full hole), or discs stacked by hand.
         excess = 1 if (outcome.grid == 1).sum() > (outcome.grid == 2).sum() else 2
         confidence = np.where(outcome.grid == excess, np.minimum(confidence, IMPOSSIBLE_COUNT_CONFIDENCE), confidence)
-    confidence = np.minimum(confidence, _partly_filled_cap(outcome))
+    confidence = np.minimum(confidence, _partly_filled_cap(outcome, is_learnt=reference_colours is None))
     background = distinct_backgrounds(background_colours(samples, outcome.grid, outcome.colours), outcome.colours)
     claimed = background_claims(samples, outcome.colours, background, CLEAR_CLAIM_MARGIN) if background else None
-    unproven = unproven_empty(samples, outcome.grid, outcome.colours, outcome.dents, claimed)
+    unproven = unproven_empty(samples, outcome.grid, outcome.colours, outcome.dents, claimed, band)
     confidence = np.where(unproven, np.minimum(confidence, UNPROVEN_EMPTY_CONFIDENCE), confidence)
     grazed = np.zeros(samples.shape, dtype=bool) if samples.grazed is None else samples.grazed.reshape(samples.shape)
     confidence = np.where(grazed, np.minimum(confidence, OCCLUDED_CONFIDENCE), confidence)
@@ -361,12 +353,12 @@ def classify(samples: HoleSamples, reference_colours: tuple[np.ndarray, ...] | N
     return Classification(outcome.grid, confidence, outcome.colours, problems, outcome.score)
 
 
-def _partly_filled_cap(outcome: _Outcome) -> np.ndarray:
+def _partly_filled_cap(outcome: _Outcome, is_learnt: bool) -> np.ndarray:
     """(rows, cols) the most each disc can be trusted: PARTLY_FILLED_CONFIDENCE where its colour covers less than
     FULL_COVERAGE of the ring (a loose disc behind the board that blur or dim light has rounded off), else 1."""
     cap = np.ones(outcome.grid.shape)
     for index, colour in enumerate(outcome.colours):
-        full = COVERAGE_GAIN * (FULL_COVERAGE - COVERAGE_THRESHOLD) - _dullness_cost(colour)
+        full = COVERAGE_GAIN * (FULL_COVERAGE - COVERAGE_THRESHOLD) - is_learnt * _dullness_cost(colour)
         cap[(outcome.grid == index + 1) & (outcome.cell_scores[index] < full)] = PARTLY_FILLED_CONFIDENCE
     return cap
 

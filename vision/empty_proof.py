@@ -16,12 +16,18 @@ import numpy as np
 from vision.colour_clusters import MATCH_RADIUS, SATURATED_CHROMA, SHADOW_RANGE
 from vision.hole_fill import fill_dents
 from vision.hole_samples import HoleSamples, shaded_distances
+from vision.rim_band import Band
 
 # A hole whose ring is, all but a DISC_LIKE_SHARE, one light of a disc colour (SHADOW_RANGE) that no background
 # colour clearly explains, reaching the rim all round but for UNPROVEN_DENT_PITCH (JPEG blocks and blur move a
 # disc's edge by 0.05 pitch), may be that disc.
 DISC_LIKE_SHARE = 0.8
 UNPROVEN_DENT_PITCH = 0.08
+# Or, where the hole's middle shows a ring, whose band just inside the rim is one colour this much of the way round
+# (vision.rim_band, no sector spared), however short of the rim it seems to stop: a wide ring seen from 40 degrees
+# aside shows the room through its hole right to the rim on one side, as a loose disc behind the board leaves a
+# crescent; the disc below, seen through the bottom of an empty hole above it, fills a third of the band at most.
+BAND_DISC_LIKE_SHARE = 0.6
 UNPROVEN_EMPTY_CONFIDENCE = 0.5
 # A ring pixel is the room's, not a disc's in other light, when a background colour explains it better by this
 # much (weighted Lab): JPEG and noise move a yellow disc's pixels half way to wood of nearly its colour.
@@ -54,11 +60,14 @@ def unproven_empty(
     colours: tuple[np.ndarray, ...],
     dents: np.ndarray,
     claimed: np.ndarray | None,
+    band: Band | None = None,
 ) -> np.ndarray:
     """(rows, cols) the holes read empty (grid 0, not covered) a disc could rest in that look like one.
 
     `dents` (holes, colours) as vision.hole_fill measures them; `claimed` (holes, ring pixels) the pixels a
-    distinct background colour clearly explains (None: none).
+    distinct background colour clearly explains (None: none). `band`: the band just inside the rim of the holes whose
+    middle shows a ring (vision.rim_band): a ring disc's middle shows the room, so there the band tells whether a
+    colour fills the hole.
     """
     empty = (grid.ravel() == 0) & samples.visible
     if not empty.any():
@@ -71,6 +80,8 @@ def unproven_empty(
             in_some_light &= ~claimed
         like_a_disc = ((in_some_light.mean(axis=2) >= DISC_LIKE_SHARE) & (dents.T <= UNPROVEN_DENT_PITCH)).any(axis=0)
         unproven |= empty & like_a_disc
+        if band is not None:
+            unproven |= empty & (band.all_round(band.distances(colours)) >= BAND_DISC_LIKE_SHARE).any(axis=1)
     return _could_hold_a_disc(unproven.reshape(grid.shape), grid, samples)
 
 

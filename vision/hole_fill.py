@@ -30,6 +30,14 @@ WORST_RAYS = 0.125
 TYPICAL_RAYS = 0.25
 
 
+def reach_limits(rim_offsets: np.ndarray, ray_count: int) -> np.ndarray:
+    """(holes, rays) in pitches: how far along each ray from a hole's sampled centre the circle of REACH_RADIUS_PITCH
+    round its rim's centre (`rim_offsets`, (holes, 2)) lies: as far as a disc in its slot shows along that ray."""
+    angles = np.arange(ray_count) * 2 * np.pi / ray_count
+    along = rim_offsets @ np.stack([np.cos(angles), np.sin(angles)])
+    return along + np.sqrt(REACH_RADIUS_PITCH**2 - (rim_offsets**2).sum(axis=1)[:, None] + along**2)
+
+
 def fill_dents(
     rays: np.ndarray, rim_offsets: np.ndarray, colours: np.ndarray, face: np.ndarray, match_radius: float
 ) -> np.ndarray:
@@ -45,9 +53,7 @@ def fill_dents(
     holes, ray_count, _, _ = rays.shape
     if len(colours) == 0:
         return np.zeros((holes, 0))
-    angles = np.arange(ray_count) * 2 * np.pi / ray_count
-    along = rim_offsets @ np.stack([np.cos(angles), np.sin(angles)])
-    limit = along + np.sqrt(REACH_RADIUS_PITCH**2 - (rim_offsets**2).sum(axis=1)[:, None] + along**2)
+    limit = reach_limits(rim_offsets, ray_count)
     radii = RAY_RADII_PITCH[limit.max() >= RAY_RADII_PITCH]
     rays = rays[:, :, : len(radii)]
     # (colours + 1, holes, rays, radii): every colour's distances, then the face's.

@@ -24,6 +24,9 @@ PITCH_PX = 40
 RING_INNER = 0.10
 RING_OUTER = 0.26
 SECTOR_COUNT = 8
+# A disc in its slot fills every sector but a sector or two in the rim's shadow or under glare: the two worst are
+# spared, the next two decide (`decisive`).
+SPARED_SECTORS = 2
 LIGHTNESS_WEIGHT = 0.5
 # Weighted Lab's black in the cube-root model: dimming a surface scales its colour towards it.
 BLACK = np.array([-16.0 * LIGHTNESS_WEIGHT, 0.0, 0.0], dtype=np.float32)
@@ -107,6 +110,11 @@ RING_PLANE = np.column_stack(
 RING_PLANE_SOLVER = np.linalg.pinv(RING_PLANE).astype(np.float32)
 # The least light a ramp may leave on a disc's shaded side, relative to its lit side.
 MIN_RELATIVE_LIGHT = 0.5
+
+
+def decisive(per_sector: np.ndarray) -> np.ndarray:
+    """(holes, colours) from (holes, colours, sectors) coverage: the two worst sectors spared, the next two decide."""
+    return np.sort(per_sector, axis=2)[:, :, SPARED_SECTORS : SPARED_SECTORS + 2].mean(axis=2)
 
 
 def to_weighted_lab(bgr: np.ndarray) -> np.ndarray:
