@@ -146,7 +146,10 @@ def colours_from_discs(
 
 
 def _hole_bgr(frame_bgr: np.ndarray, board: BoardCalibration) -> np.ndarray:
-    """(rows, cols, 3) BGR of what fills every hole (calibration.board.hole_colours)."""
+    """(rows, cols, 3) BGR of what fills every hole (calibration.board.hole_colours), a ring disc's colour seen
+    round its hole (vision.rim_band.with_ring_discs)."""
     from calibration.board import hole_colours
+    from vision.rim_band import with_ring_discs
 
-    return hole_colours(frame_bgr, board)
+    shape = (board.rows, board.cols)
+    return with_ring_discs(frame_bgr, np.asarray(board.corners_px, float), shape, hole_colours(frame_bgr, board))
