@@ -7,8 +7,8 @@ cold reading). That reading counts only when each of its colours is what a calib
 a room and a webcam give (a wall seen through the empty holes of a nearly empty board, which the cold reading may
 take for discs, is not), and only when they no longer fit the calibrated colours (in a steady light the
 calibrated reading stands); its colours are then named by the calibrated colours they pair with at the least
-distance. Where the two readings differ, the cell is unsure; where they agree, two readings by different colours
-vouch for it. The grid that explains the frame better is kept; when that is the frame's own, the calibrated
+distance. Where the two readings differ, the cell is unsure; where they agree and neither doubts it, two readings by
+different colours vouch for it. The grid that explains the frame better is kept; when that is the frame's own, the calibrated
 colours no longer fit the light and a problem says so.
 """
 
@@ -116,6 +116,9 @@ def checked_against_frame(
     other_grid = calibrated.grid if other is calibrated else renamed
     agree = other_grid == grid
     contradicted = ~agree & (other.confidence >= CONTRADICTING_CONFIDENCE)
-    confidence = np.where(agree, np.maximum(kept.confidence, other.confidence), kept.confidence)
+    # Two readings vouch for a cell only where neither doubts it: one that gives its value no more than an even chance
+    # (a hole it could not prove empty) keeps the cell where the kept reading has it, never raised.
+    vouched = agree & (np.minimum(kept.confidence, other.confidence) > DISAGREEING_CONFIDENCE)
+    confidence = np.where(vouched, np.maximum(kept.confidence, other.confidence), kept.confidence)
     confidence = np.where(contradicted, np.minimum(confidence, DISAGREEING_CONFIDENCE), confidence)
     return Classification(grid, confidence, tuple(colours), [STALE_COLOURS] * is_stale + list(problems), kept.score)
