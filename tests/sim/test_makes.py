@@ -3,7 +3,6 @@ the reader reads each one right or honestly unsure."""
 
 from __future__ import annotations
 
-import contextlib
 import math
 from dataclasses import replace
 
@@ -16,7 +15,8 @@ from sim import World, WorldConfig
 from sim.config import DISC_COLOURS, BoardGeometry
 from sim.light_drift import LightDrift, follow
 from sim.makes import BOARD_COLOURS, DISC_PAIRS, FINISHES, Make, make_for
-from sim.room import OFF_AXIS_DEG, Room, furnish, room_for
+from sim.room import OFF_AXIS_DEG, room_for
+from tests.makes_tables import drop, makes_table
 
 NO_ARM = WorldConfig(arm=None)
 G = BoardGeometry()
@@ -35,21 +35,6 @@ RING = _make("black", "RW", "ring", ring_hole_m=0.013)
 SPECKLED = _make("white", "KR", "speckled", disc_rgbs=((0.35, 0.35, 0.37), (0.95, 0.45, 0.45)))
 CLEAR_TRANSLUCENT = _make("clear", "RY", "translucent", board_opacity=0.2, disc_opacity=0.6)
 MAKES = {"glossy": GLOSSY, "thick matte": THICK_MATTE, "ring": RING, "speckled": SPECKLED, "clear": CLEAR_TRANSLUCENT}
-
-
-@contextlib.contextmanager
-def _table(make: Make, view_deg: tuple[float, float] = (0.0, 10.0), backdrop: str = "wall"):
-    """A world without an arm with `make` on the table, the webcam at `view_deg`, a grey-green wall behind."""
-    room = Room(kind="makes", make=make, view_deg=view_deg, backdrop=backdrop, backdrop_rgb=(0.45, 0.55, 0.40))
-    with World(NO_ARM) as world:
-        furnish(world, room)
-        yield world
-
-
-def _drop(world: World, column: int, player: int) -> int:
-    body = world.drop_disc(column, player)
-    world.wait_until_settled()
-    return body
 
 
 def _pixel(frame: np.ndarray, xy: np.ndarray, half: int = 1) -> np.ndarray:
@@ -85,7 +70,7 @@ def test_makes_rooms_are_seeded_and_look_from_up_to_40_degrees_off_axis() -> Non
 
 
 def test_the_webcam_off_axis_still_sees_the_whole_board_at_40_degrees() -> None:
-    with _table(GLOSSY, view_deg=(-40.0, 0.0)) as world:
+    with makes_table(GLOSSY, view_deg=(-40.0, 0.0)) as world:
         centres = world.hole_centres_px()
         eye = np.asarray(world.camera.eye_m) - np.asarray(world.camera.target_m)
     assert math.degrees(math.atan2(-eye[0], -eye[1])) == pytest.approx(40.0, abs=0.5)
@@ -93,12 +78,12 @@ def test_the_webcam_off_axis_still_sees_the_whole_board_at_40_degrees() -> None:
 
 
 def test_a_thick_face_moves_the_holes_the_truth_and_the_calibration_with_it() -> None:
-    with _table(THICK_MATTE, view_deg=(30.0, 10.0)) as world:
+    with makes_table(THICK_MATTE, view_deg=(30.0, 10.0)) as world:
         assert world.config.board.plate_thickness_m == 0.009
         faces, discs = world.hole_centres_px(), world.disc_centres_px()
         board = sim_board(world, sim_camera(world))
         for column in (0, 6, 6):
-            _drop(world, column, 1)
+            drop(world, column, 1)
         state = world.board_state()
     assert board.disc_plane_depth_m == pytest.approx(G.slot_gap_m / 2 + 0.009)
     assert np.allclose(board.corners_px[0], faces[-1, 0])
@@ -107,11 +92,11 @@ def test_a_thick_face_moves_the_holes_the_truth_and_the_calibration_with_it() ->
 
 
 def test_a_ring_disc_shows_what_is_behind_it_through_its_middle() -> None:
-    with _table(RING) as world:
+    with makes_table(RING) as world:
         centre = world.disc_centres_px()[0, 3]
         px_per_m = np.linalg.norm(world.disc_centres_px()[0, 4] - centre) / G.column_pitch_m
         before = _pixel(world.render_camera(), centre)
-        _drop(world, 3, 1)
+        drop(world, 3, 1)
         frame = world.render_camera()
     middle = _pixel(frame, centre)
     ring = _pixel(frame, centre + [0.0095 * px_per_m, 0.0])  # between the ring's hole and the board's
@@ -120,8 +105,8 @@ def test_a_ring_disc_shows_what_is_behind_it_through_its_middle() -> None:
 
 
 def test_glossy_discs_show_glare_near_white_and_their_colour_around_it() -> None:
-    with _table(GLOSSY) as world:
-        _drop(world, 3, 1)
+    with makes_table(GLOSSY) as world:
+        drop(world, 3, 1)
         frame = world.render_camera()
         centre = world.disc_centres_px()[0, 3]
         pitch = np.linalg.norm(world.disc_centres_px()[0, 4] - centre)
@@ -132,9 +117,9 @@ def test_glossy_discs_show_glare_near_white_and_their_colour_around_it() -> None
 
 
 def test_a_clear_board_shows_the_wall_behind_its_face_and_translucent_discs_let_light_through() -> None:
-    with _table(CLEAR_TRANSLUCENT, backdrop="wall") as world:
+    with makes_table(CLEAR_TRANSLUCENT, backdrop="wall") as world:
         between = (world.hole_centres_px()[3, 3] + world.hole_centres_px()[3, 4]) / 2
-        _drop(world, 3, 1)
+        drop(world, 3, 1)
         seen = world.render_camera()
         opaque = replace(world.camera, materials=None)
         world.set_camera(opaque)
@@ -147,8 +132,8 @@ def test_a_clear_board_shows_the_wall_behind_its_face_and_translucent_discs_let_
 
 
 def test_speckled_discs_are_flecked() -> None:
-    with _table(SPECKLED) as world:
-        _drop(world, 3, 2)
+    with makes_table(SPECKLED) as world:
+        drop(world, 3, 2)
         frame = world.render_camera().astype(float)
         x, y = np.round(world.disc_centres_px()[0, 3]).astype(int)
     patch = frame[y - 5 : y + 6, x - 5 : x + 6].reshape(-1, 3)
@@ -166,7 +151,7 @@ def test_speckled_discs_are_flecked() -> None:
     ],
 )
 def test_each_board_has_its_colour(name: str, looks) -> None:
-    with _table(MAKES[name]) as world:
+    with makes_table(MAKES[name]) as world:
         centres = world.hole_centres_px()
         face = _pixel(world.render_camera(), (centres[3, 3] + centres[3, 4]) / 2)
     assert looks(face), f"the {MAKES[name].board} board's face is {face} (BGR)"
@@ -200,12 +185,12 @@ READER_FAILS: dict[str, str] = {}
 )
 def test_the_reader_reads_each_make_right_or_is_unsure(name: str) -> None:
     make = MAKES[name]
-    with _table(make, view_deg=(25.0, 15.0)) as world:
+    with makes_table(make, view_deg=(25.0, 15.0)) as world:
         camera = sim_camera(world)
         board = sim_board(world, camera)
         colours = sim_colours(world, board, robot_player=2)
         for index, column in enumerate(MOVES):
-            _drop(world, column, 1 + index % 2)
+            drop(world, column, 1 + index % 2)
         truth = world.board_state()
         frame = world.render_camera()
     reading = vision.read(frame, (6, 7), np.asarray(board.corners_px), (colours.robot_bgr, colours.person_bgr))

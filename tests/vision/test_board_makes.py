@@ -3,17 +3,15 @@ stand deep behind it (vision.parallax, vision.deep_holes)."""
 
 from __future__ import annotations
 
-import contextlib
-
 import numpy as np
 import pytest
 
 import vision
 from calibration.sim_truth import sim_board, sim_camera
-from sim import World, WorldConfig
+from sim import World
 from sim.config import DISC_COLOURS, BoardGeometry
 from sim.makes import BOARD_COLOURS, Make
-from sim.room import Room, furnish
+from tests.makes_tables import drop, makes_table
 from vision.deep_holes import filling_bgr, seen_thickness
 from vision.geometry import grid_points, grid_to_image_homography, project
 from vision.parallax import depth_shifts
@@ -28,23 +26,9 @@ def _make(board: str, letters: str, thickness_m: float) -> Make:
     return Make(board=board, disc_letters=letters, finish="matte", face_thickness_m=thickness_m, **looks)
 
 
-@contextlib.contextmanager
-def _table(make: Make, view_deg: tuple[float, float]):
-    room = Room(kind="makes", make=make, view_deg=view_deg, backdrop="wall", backdrop_rgb=(0.45, 0.55, 0.40))
-    with World(WorldConfig(arm=None)) as world:
-        furnish(world, room)
-        yield world
-
-
-def _drop(world: World, column: int, player: int) -> int:
-    body = world.drop_disc(column, player)
-    world.wait_until_settled()
-    return body
-
-
 @pytest.mark.parametrize("view_deg", [(25.0, 15.0), (-38.0, 8.0), (10.0, 30.0)])
 def test_where_a_disc_deep_behind_the_face_shows_follows_from_the_face_alone(view_deg) -> None:
-    with _table(_make("red", "YK", 0.009), view_deg) as world:
+    with makes_table(_make("red", "YK", 0.009), view_deg) as world:
         corners = np.asarray(sim_board(world, sim_camera(world)).corners_px)
         faces, discs = world.hole_centres_px(), world.disc_centres_px()
         depth = (G.slot_gap_m / 2 + 0.009) / G.column_pitch_m
@@ -59,7 +43,7 @@ def test_where_a_disc_deep_behind_the_face_shows_follows_from_the_face_alone(vie
     ("thickness_m", "view_deg"), [(0.006, (30.0, 10.0)), (0.010, (-38.0, 8.0)), (0.008, (32.0, -5.0))]
 )
 def test_a_thick_face_seen_from_aside_is_measured_from_its_holes(thickness_m: float, view_deg) -> None:
-    with _table(_make("blue", "RY", thickness_m), view_deg) as world:
+    with makes_table(_make("blue", "RY", thickness_m), view_deg) as world:
         corners = np.asarray(sim_board(world, sim_camera(world)).corners_px)
         frame = world.render_camera()
     measured = seen_thickness(frame, corners, (6, 7))
@@ -70,7 +54,7 @@ def test_a_thick_face_seen_from_aside_is_measured_from_its_holes(thickness_m: fl
 @pytest.mark.parametrize("view_deg", [(0.0, 10.0), (18.0, 10.0)])
 def test_a_thin_face_or_a_straight_view_leaves_the_holes_read_as_before(view_deg) -> None:
     thickness_m = 0.003 if view_deg[0] else 0.009
-    with _table(_make("red", "YK", thickness_m), view_deg) as world:
+    with makes_table(_make("red", "YK", thickness_m), view_deg) as world:
         corners = np.asarray(sim_board(world, sim_camera(world)).corners_px)
         frame = world.render_camera()
     assert seen_thickness(frame, corners, (6, 7)) == 0.0
@@ -79,7 +63,7 @@ def test_a_thin_face_or_a_straight_view_leaves_the_holes_read_as_before(view_deg
 def _lens_colours(world: World, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Player 2's and player 1's colours as a colour step taking them in the holes' lenses sees them: a disc of each in
     the bottom corners, then taken out again."""
-    discs = [_drop(world, 0, 2), _drop(world, 6, 1)]
+    discs = [drop(world, 0, 2), drop(world, 6, 1)]
     filling = filling_bgr(world.render_camera(), corners, (6, 7))
     for disc in discs:
         world.remove_disc(disc)
@@ -98,11 +82,11 @@ def _lens_colours(world: World, corners: np.ndarray) -> tuple[np.ndarray, np.nda
 def test_discs_deep_behind_a_thick_face_are_read_right_or_unsure_and_nothing_looks_covered(
     board: str, letters: str, thickness_m: float, view_deg
 ) -> None:
-    with _table(_make(board, letters, thickness_m), view_deg) as world:
+    with makes_table(_make(board, letters, thickness_m), view_deg) as world:
         corners = np.asarray(sim_board(world, sim_camera(world)).corners_px)
         colours = _lens_colours(world, corners)
         for index, column in enumerate(MOVES):
-            _drop(world, column, 1 + index % 2)
+            drop(world, column, 1 + index % 2)
         truth = world.board_state()
         frame = world.render_camera()
     reading = vision.read(frame, (6, 7), corners, colours)
