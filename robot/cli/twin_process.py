@@ -22,7 +22,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-C4ROBOT = (sys.executable, "-c", "import sys; from robot.cli import main; sys.exit(main())")
+# Ctrl-C reaches the command even when this process was started with SIGINT ignored (a background job).
+C4ROBOT = (
+    sys.executable,
+    "-c",
+    "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); from robot.cli import main; "
+    "sys.exit(main())",
+)
 START_TIMEOUT_S = 90.0
 GAME_TIMEOUT_S = 900.0
 STOP_TIMEOUT_S = 30.0  # from Ctrl-C to the end of `play` (its log saved, the arm stopped)
