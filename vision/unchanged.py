@@ -74,22 +74,30 @@ def unchanged_holes(reference: np.ndarray, samples: HoleSamples) -> np.ndarray:
 def trust_unchanged_empties(
     reading: BoardReading, frame: np.ndarray, corners: np.ndarray, known_empty: np.ndarray, empty_reference: np.ndarray
 ) -> BoardReading:
-    """`reading` of `frame` with its unsure cells read sure and empty where the game knows the hole is empty
-    (`known_empty`, (rows, cols) bool) and it looks as it did in frames of the empty board (`empty_reference`:
+    """`reading` of `frame` with its unsure or covered cells read sure and empty where the game knows the hole is
+    empty (`known_empty`, (rows, cols) bool) and it looks as it did in frames of the empty board (`empty_reference`:
     reference_patches of them, sampled at `corners`): an unsure empty reading is made sure, an unsure disc (a room
     nearly a disc's colour in shade seen through the hole) is read empty, at SURE: a disc dropped in changes its
-    hole far beyond UNCHANGED_DISTANCE. Sure cells, covered cells and changed holes keep the reader's reading."""
+    hole far beyond UNCHANGED_DISTANCE. A hole read covered that looks as on the empty board is not covered (seen
+    from high above, the bottom row shows the board's own foot, the face's colour): a hand in front changes the face
+    round the hole. Sure cells and changed holes keep the reader's reading."""
     if not reading.is_board_found:
         return reading
     covered = np.zeros(reading.grid.shape, bool) if reading.covered is None else reading.covered
-    unsure = known_empty & (reading.confidence < SURE) & ~covered
-    if not unsure.any():
+    doubted = known_empty & ((reading.confidence < SURE) | covered)
+    if not doubted.any():
         return reading
-    trusted = unsure & unchanged_holes(empty_reference, sample_holes(frame, corners, reading.grid.shape))
+    trusted = doubted & unchanged_holes(empty_reference, sample_holes(frame, corners, reading.grid.shape))
+    if not trusted.any():
+        return reading
+    still_covered = covered & ~trusted
+    problems = [p for p in reading.problems if not p.startswith("something in front")]
     return dataclasses.replace(
         reading,
         grid=np.where(trusted, 0, reading.grid).astype(reading.grid.dtype),
         confidence=np.where(trusted, SURE, reading.confidence),
+        covered=still_covered,
+        problems=[covered_sentence(still_covered)] * bool(still_covered.any()) + problems,
     )
 
 
