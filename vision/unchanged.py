@@ -90,14 +90,11 @@ def trust_unchanged_empties(
     trusted = doubted & unchanged_holes(empty_reference, sample_holes(frame, corners, reading.grid.shape))
     if not trusted.any():
         return reading
-    still_covered = covered & ~trusted
-    problems = [p for p in reading.problems if not p.startswith("something in front")]
-    return dataclasses.replace(
+    return _with_covered(
         reading,
+        covered & ~trusted,
         grid=np.where(trusted, 0, reading.grid).astype(reading.grid.dtype),
         confidence=np.where(trusted, SURE, reading.confidence),
-        covered=still_covered,
-        problems=[covered_sentence(still_covered)] * bool(still_covered.any()) + problems,
     )
 
 
@@ -122,6 +119,11 @@ def cover_unproven_removals(
     hidden = gone & ~unchanged
     if not hidden.any():
         return reading
-    covered = covered | hidden
-    problems = [covered_sentence(covered)] + [p for p in reading.problems if not p.startswith("something in front")]
-    return dataclasses.replace(reading, covered=covered, problems=problems)
+    return _with_covered(reading, covered | hidden)
+
+
+def _with_covered(reading: BoardReading, covered: np.ndarray, **changes: np.ndarray) -> BoardReading:
+    """`reading` with `covered` as its covered holes and its sentence about them said again (none when none is)."""
+    problems = [p for p in reading.problems if not p.startswith("something in front")]
+    said = [covered_sentence(covered)] if covered.any() else []
+    return dataclasses.replace(reading, covered=covered, problems=said + problems, **changes)

@@ -23,6 +23,7 @@ from test_cli_fuzz import VALID_LOG, _valid_setup
 
 from calibration import store
 from engine import Position
+from robot.cli.twin_process import C4ROBOT
 from robot.game.log import GameLog, keep_unfinished, locked
 from robot.game.opponents import TypedOpponent
 
@@ -219,9 +220,8 @@ def test_ctrl_c_or_sigterm_while_the_robot_ponders_is_one_sentence_and_the_game_
     argv = ["play", "--sim", "--opponent", "human", "--robot-first", "--time-ms", "200", "--log", str(log)]
     # A terminal's Ctrl-C reaches the game even where this suite runs with SIGINT ignored (a script's background
     # job inherits that, and Python then installs no KeyboardInterrupt handler: the game would wait forever).
-    launch = "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); from robot.cli import main"
     process = subprocess.Popen(
-        [sys.executable, "-c", f"{launch}; sys.exit(main())", *argv],
+        [*C4ROBOT, *argv],
         stdin=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
