@@ -108,3 +108,26 @@ def detect_move(previous_grid: np.ndarray, reading: BoardReading, expected_playe
             f"The new disc in column {column + 1} is the other player's colour: please take it out and play your own colour.",
         )
     return MoveEvent(MoveKind.MOVE, column, row, f"Disc played in column {column + 1}.")
+
+
+def move_before_reply(previous_grid: np.ndarray, reading: BoardReading, player: int) -> tuple[MoveEvent, int] | None:
+    """`player`'s move and the reply's column when the reading's two new discs can be that move and then the other
+    player's reply (a person quick to answer the robot's disc before the camera confirmed it); None for any other
+    pair. The reply is left for the next look, which finds it as one new disc. Only the order is assumed, so the
+    game says so (a disc dropped while the arm moved looks the same). A reply under the move's disc, or two of one colour, is no such
+    pair: `detect_move`'s TWO_DISCS stands.
+    """
+    previous = np.asarray(previous_grid, dtype=np.int8)
+    if detect_move(previous, reading, player).kind is not MoveKind.TWO_DISCS:
+        return None
+    current = players_grid(previous, reading.grid)
+    new = [(int(row), int(column)) for row, column in np.argwhere((previous == 0) & (current != 0))]
+    mine = [cell for cell in new if current[cell] == player]
+    if len(new) != 2 or len(mine) != 1:
+        return None
+    (row, column), (reply_row, reply_column) = mine[0], next(cell for cell in new if cell != mine[0])
+    if row > 0 and previous[row - 1, column] == 0:
+        return None  # the move's disc does not rest on the board as it was
+    if reply_row > 0 and previous[reply_row - 1, reply_column] == 0 and (reply_row - 1, reply_column) != (row, column):
+        return None  # the reply rests neither on the board as it was nor on the move's disc
+    return MoveEvent(MoveKind.MOVE, column, row, f"Disc played in column {column + 1}."), reply_column

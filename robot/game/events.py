@@ -32,6 +32,7 @@ class EventKind(enum.StrEnum):
     ARM_RESTARTED = "arm_restarted"
     COVERED = "covered"
     TWO_DISCS = "two_discs"
+    EARLY_REPLY = "early_reply"
     DISC_REMOVED = "disc_removed"
     WRONG_COLOUR = "wrong_colour"
     FLOATING_DISC = "floating_disc"
@@ -68,6 +69,7 @@ MESSAGES: dict[EventKind, str] = {
     ),
     EventKind.COVERED: "{detail}",
     EventKind.TWO_DISCS: "{detail}",
+    EventKind.EARLY_REPLY: "You played column {reply} before I saw my disc in column {column}: I count it as your reply.",
     EventKind.DISC_REMOVED: "{detail}",
     EventKind.WRONG_COLOUR: "{detail}",
     EventKind.FLOATING_DISC: "{detail}",

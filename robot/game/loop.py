@@ -39,7 +39,7 @@ from robot.game.events import FROM_MOVE_KIND, EventKind, GameEvent, GameObserver
 from robot.game.log import GameLog, RobotTurn
 from robot.game.watcher import BoardUnseenError, BoardWatcher
 from vision import BoardReading, MoveEvent, MoveKind, detect_move
-from vision.moves import players_grid
+from vision.moves import move_before_reply, players_grid
 
 log = logging.getLogger(__name__)
 
@@ -373,6 +373,11 @@ class Game:
             if move.kind is MoveKind.COVERED:
                 self._notice_move(move, reading)  # a hand in the way is waited for, not a failed look
             elif move.kind is MoveKind.TWO_DISCS:
+                early = move_before_reply(self.position.to_array(), reading, self.robot_player)
+                if early is not None:  # the person answered before the camera saw my disc: their turn finds theirs
+                    mine, reply = early
+                    self._notice(EventKind.EARLY_REPLY, (reply,), reply=reply + 1, column=mine.column + 1)
+                    return mine
                 self._handle_person_event(move, reading)  # the person played again while the arm moved
             else:
                 looks += 1

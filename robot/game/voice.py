@@ -36,6 +36,7 @@ SPOKEN_KINDS = frozenset(
         "arm_restarted",
         "covered",
         "two_discs",
+        "early_reply",
         "disc_removed",
         "wrong_colour",
         "floating_disc",

@@ -78,7 +78,7 @@ def test_a_few_moves_through_the_real_path(protocol: str, tmp_path: Path, fresh_
         terminal = play_at_terminal([*play, "--view", "--view-port", str(view_port)], GAME_TIMEOUT_S, enough)
         truth = "".join(str(line["column"]) for line in twin.moves)
         agreements = twin.agreements
-    assert len(agreements) >= MOVES and all(agreements), (agreements, truth, terminal.transcript[-3000:])
+    assert len(agreements) >= MOVES and all(agreements), f"{agreements} {truth}\n{terminal.transcript[-3000:]}"
     (frame,) = served
     assert frame.shape == (480, 640 + 480, 3)  # the webcam, and the arm's drawing as tall as it
     gripper = np.all(np.abs(frame[:, 640:].astype(int) - TOOL_BGR) < 40, axis=2)
@@ -119,7 +119,7 @@ def _play_with_faults(faults: str, tmp_path: Path, moves: int) -> tuple[object, 
 def test_a_lost_reply_mid_game_is_asked_again_and_the_game_goes_on(tmp_path: Path, fresh_stream: None) -> None:
     """The joint protocol's driver repeats the command of a lost reply with its seq: nothing runs twice."""
     terminal, truth, agreements, logged = _play_with_faults("dropped@300,dropped@301", tmp_path, MOVES)
-    assert len(agreements) >= MOVES and all(agreements), (agreements, truth, terminal.transcript[-2000:])
+    assert len(agreements) >= MOVES and all(agreements), f"{agreements} {truth}\n{terminal.transcript[-2000:]}"
     assert logged.move_string == truth[: len(logged.moves)]
 
 

@@ -71,3 +71,33 @@ def test_board_not_found_and_swapped_colour_numbers() -> None:
     event = detect_move(previous, reading_of(swapped), expected_player=2)
     assert event.kind == MoveKind.MOVE and event.column == 4 and event.row == 1
     assert "column 5" in event.message
+
+
+@pytest.mark.parametrize(
+    ("previous", "seen", "column"),
+    [
+        (board(), board((0, 3, 1), (0, 4, 2)), 3),  # the robot's disc and the person's beside it
+        (board((0, 3, 1), (0, 4, 2)), board((0, 3, 1), (0, 4, 2), (1, 3, 1), (2, 3, 2)), 3),  # the reply on it
+        (board((0, 3, 1), (0, 4, 2)), board((0, 3, 1), (0, 4, 2), (0, 0, 2), (1, 4, 1)), 4),  # the reply elsewhere
+        (board((0, 3, 1), (0, 4, 2)), board((0, 3, 1), (0, 4, 2), (1, 3, 2), (2, 3, 1)), None),  # reply under it
+        (board((0, 3, 1), (0, 4, 2)), board((0, 3, 1), (0, 4, 2), (1, 3, 1), (1, 4, 1)), None),  # two of mine
+        (board((0, 3, 1), (0, 4, 2)), board((0, 3, 1), (0, 4, 2), (0, 0, 1), (2, 5, 2)), None),  # reply floats
+        (board((0, 3, 1), (0, 4, 2)), board((0, 3, 1), (0, 4, 2), (2, 3, 1), (0, 5, 2)), None),  # mine floats
+        (board(), board((0, 3, 1), (0, 4, 2), (0, 5, 2)), None),  # three new discs
+        (board((0, 3, 1), (0, 4, 2)), board((0, 3, 1), (0, 4, 2), (1, 3, 1)), None),  # one disc: detect_move's
+        (board((0, 3, 1), (0, 4, 2)), board((0, 4, 2), (0, 0, 1), (0, 1, 2)), None),  # a disc gone
+    ],
+)
+def test_a_quick_reply_after_the_robot_s_disc_is_the_robot_s_move(
+    previous: np.ndarray, seen: np.ndarray, column: int | None
+) -> None:
+    """The person answered before the camera confirmed the robot's disc: the robot's move is taken (its own disc
+    resting on the board as it was), the reply left to the person's turn; any other pair stays TWO_DISCS."""
+    early = vision.moves.move_before_reply(previous, reading_of(seen), player=1)
+    assert (early[0].column if early is not None else None) == column
+    if early is not None:
+        move, reply = early
+        assert move.kind is MoveKind.MOVE and detect_move(previous, reading_of(seen), 1).kind is MoveKind.TWO_DISCS
+        after = np.array(previous)
+        after[move.row, move.column] = 1
+        assert detect_move(after, reading_of(seen), 2).column == reply  # the person's turn finds the reply
