@@ -36,6 +36,11 @@ UNCHANGED_DISTANCE = 12.0
 # The empty board's frames prove a disc gone only while most holes the game knows empty still look as they did
 # then: when fewer do, the light or the camera has moved since, and no hole is expected to look as it did.
 REFERENCE_VALID_SHARE = 0.5
+# A hole changed this much (weighted Lab, a patch's median) has something new in it: a disc dropped in moves its patches
+# by 50 or more, a webcam's noise by under UNCHANGED_DISTANCE.
+CHANGED_DISTANCE = 30.0
+# The confidence of an empty reading that its hole's change doubts: unsure, so the game looks again or asks.
+DOUBTED_EMPTY_CONFIDENCE = 0.5
 
 
 def patch_colours(samples: HoleSamples) -> np.ndarray:
@@ -96,6 +101,44 @@ def trust_unchanged_empties(
         grid=np.where(trusted, 0, reading.grid).astype(reading.grid.dtype),
         confidence=np.where(trusted, SURE, reading.confidence),
     )
+
+
+def doubt_changed_empties(
+    reading: BoardReading, frame: np.ndarray, corners: np.ndarray, known: np.ndarray, empty_reference: np.ndarray
+) -> BoardReading:
+    """`reading` of `frame` with its sure empty cells made unsure where the game's next disc could land (the lowest
+    hole of a column the game knows, `known` in players' values) and the hole no longer looks as it did on the empty
+    board (`empty_reference`, sampled at `corners`) by far: a disc there that the reader could not tell from the room
+    behind it (seen aslant through a thick face, in light its colours no longer fit) is never read confidently
+    empty. Only while most holes the game knows empty still look as they did (REFERENCE_VALID_SHARE): a change of
+    light or a moved camera changes every hole and proves nothing."""
+    if not reading.is_board_found:
+        return reading
+    covered = np.zeros(reading.grid.shape, bool) if reading.covered is None else reading.covered
+    playable = _lowest_empty(known)
+    suspect = playable & (reading.grid == 0) & (reading.confidence >= SURE) & ~covered
+    if not suspect.any():
+        return reading
+    changes = patch_changes(empty_reference, sample_holes(frame, corners, reading.grid.shape))
+    known_empty = (known == 0) & ~covered
+    if (changes[known_empty] < UNCHANGED_DISTANCE).mean() < REFERENCE_VALID_SHARE:
+        return reading
+    doubted = suspect & (changes >= CHANGED_DISTANCE)
+    if not doubted.any():
+        return reading
+    where = ", ".join(f"column {column + 1} row {row + 1}" for row, column in np.argwhere(doubted))
+    said = f"{where} changed since the empty board, yet reads empty"
+    return dataclasses.replace(
+        reading,
+        confidence=np.where(doubted, np.minimum(reading.confidence, DOUBTED_EMPTY_CONFIDENCE), reading.confidence),
+        problems=[*reading.problems, said],
+    )
+
+
+def _lowest_empty(known: np.ndarray) -> np.ndarray:
+    """(rows, cols) bool: the lowest empty hole of every column that has one (row 0 at the bottom)."""
+    empty = np.asarray(known) == 0
+    return empty & (np.cumsum(empty, axis=0) == 1)
 
 
 def cover_unproven_removals(

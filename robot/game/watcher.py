@@ -37,7 +37,12 @@ from vision.moves import players_grid
 from vision.reading import COVERED_BOARD
 from vision.reliability import SURE
 from vision.stale_colours import STALE_COLOURS
-from vision.unchanged import cover_unproven_removals, reference_patches, trust_unchanged_empties
+from vision.unchanged import (
+    cover_unproven_removals,
+    doubt_changed_empties,
+    reference_patches,
+    trust_unchanged_empties,
+)
 
 # Frames of the empty board taken for its reference: their mean lowers the reference's own noise.
 EMPTY_REFERENCE_FRAMES = 4
@@ -165,6 +170,7 @@ class BoardWatcher:
         if self.empty_reference is None or self.known_board is None:
             return reading
         reading = trust_unchanged_empties(reading, frame, self.corners, self.known_board == 0, self.empty_reference)
+        reading = doubt_changed_empties(reading, frame, self.corners, self.known_board, self.empty_reference)
         return cover_unproven_removals(reading, frame, self.corners, self.known_board != 0, self.empty_reference)
 
     def _relearnt(self, frame: np.ndarray, reading: BoardReading) -> BoardReading:

@@ -16,7 +16,13 @@ from sim.hand import SKIN_TONES, Hand, HandLook
 from sim.room import furnish, room_for
 from vision.hole_samples import sample_holes
 from vision.reliability import SURE
-from vision.unchanged import cover_unproven_removals, reference_patches, trust_unchanged_empties, unchanged_holes
+from vision.unchanged import (
+    cover_unproven_removals,
+    doubt_changed_empties,
+    reference_patches,
+    trust_unchanged_empties,
+    unchanged_holes,
+)
 
 SHAPE = (6, 7)
 
@@ -166,3 +172,38 @@ def test_a_known_disc_read_gone_is_covered_unless_its_hole_looks_as_on_the_empty
         board.world.set_camera(camera)
     dimmer[y - half : y + half, x - half : x + half] = (28, 26, 30)
     assert not read_gone(dimmer).covered.any(), "the light changed since the empty board: it proves nothing"
+
+
+def test_a_changed_hole_where_a_disc_could_land_is_never_read_sure_and_empty(board: EmptyBoard) -> None:
+    """Discs the reader missed (read empty at full confidence: seen aslant through a thick face, colours the light
+    no longer fits) in column 4: only its lowest hole, where the game's next disc could land, is doubted; the
+    same scene unchanged, or a change of light over every hole, leaves the reading as it was."""
+    discs = []
+    for player in (1, 2):
+        discs.append(board.world.drop_disc(3, player))
+        board.world.wait_until_settled()
+    assert board.world.board_state()[:2, 3].tolist() == [1, 2]
+    camera = board.world.camera
+    try:
+        frame = board.world.render_camera()
+        board.world.set_camera(dataclasses.replace(camera, exposure=camera.exposure * 0.7))
+        dimmer = board.world.render_camera()
+    finally:
+        board.world.set_camera(camera)
+        for disc in discs:
+            board.world.remove_disc(disc)
+    as_before = board.world.render_camera()
+    known = np.zeros(SHAPE, np.int8)
+
+    def missed(image: np.ndarray) -> vision.BoardReading:
+        reading = vision.read(image, SHAPE, board.corners)
+        blind = dataclasses.replace(reading, grid=np.zeros(SHAPE, np.int8), confidence=np.ones(SHAPE))
+        return doubt_changed_empties(blind, image, board.corners, known, board.reference)
+
+    doubted = missed(frame)
+    assert np.argwhere(doubted.confidence < SURE).tolist() == [[0, 3]]
+    assert "column 4 row 1 changed since the empty board" in doubted.problems[-1]
+    assert (missed(as_before).confidence == 1.0).all()
+    assert (missed(dimmer).confidence == 1.0).all(), "the light changed since the empty board: it proves nothing"
+    known[0, 3] = 1  # the game knows the first disc: the second's hole is where the next could land
+    assert np.argwhere(missed(frame).confidence < SURE).tolist() == [[1, 3]]
