@@ -42,7 +42,7 @@ from vision.gravity import best_legal_grid, count_problem
 from vision.hole_fill import fill_dents
 from vision.hole_samples import HoleSamples, shaded_distances
 from vision.occlusion import OCCLUDED_CONFIDENCE
-from vision.rim_band import Band, band_of, shows_a_ring, with_band_colours
+from vision.rim_band import Band, banded
 from vision.ring_coverage import SHADING_RANGE, colour_distances, coverage
 from vision.room_lookalikes import ROOM_LIKE_DISC_CONFIDENCE, room_like_discs
 
@@ -309,15 +309,17 @@ def _with_background(
     return outcome
 
 
-def classify(samples: HoleSamples, reference_colours: tuple[np.ndarray, ...] | None = None) -> Classification:
+def classify(
+    samples: HoleSamples, reference_colours: tuple[np.ndarray, ...] | None = None, band: Band | None = None
+) -> Classification:
     """Label every hole empty / colour 1 / colour 2; learn the colours unless calibration gives them.
 
     A first reading decides which holes are empty; what those show (the room behind the board) then
-    competes with the disc colours in the readings that follow.
+    competes with the disc colours in the readings that follow. `band`: the samples are already banded
+    (vision.rim_band.banded) and these are their bands, as when one frame is read with several colours.
     """
-    rings = shows_a_ring(samples)
-    samples = with_band_colours(samples, rings)
-    band = band_of(samples, rings)
+    if band is None:
+        samples, band = banded(samples)
     if reference_colours is not None:
         colours = tuple(reference_colours)
         dents = _dents(samples, colours)

@@ -133,9 +133,11 @@ def shifted_planes(values: np.ndarray) -> np.ndarray:
     return planes
 
 
-def _dot(planes: np.ndarray, references: np.ndarray) -> np.ndarray:
-    """(k, ...) the products of shifted values (3, ...) with k shifted references (k, 3)."""
-    index = (slice(None),) + (None,) * (planes.ndim - 1)
+def _dot(planes: np.ndarray, references: np.ndarray, index: tuple | None = None) -> np.ndarray:
+    """(k, ...) the products of shifted values (3, ...) with k shifted references (k, 3), or with each reference's
+    channels broadcast against the values by `index`."""
+    if index is None:
+        index = (slice(None),) + (None,) * (planes.ndim - 1)
     return (
         planes[0] * references[index + (0,)]
         + planes[1] * references[index + (1,)]
@@ -158,9 +160,22 @@ def shaded_distances(pixels: np.ndarray, colours: np.ndarray, shading_range: tup
     """
     planes = shifted_planes(pixels)
     references = np.asarray(colours, dtype=np.float32).reshape(-1, 3) - BLACK
-    dot = _dot(planes, references)
-    reference_norms = np.maximum((references * references).sum(axis=1), 1e-6)
-    norms = reference_norms.reshape(-1, *(1,) * (planes.ndim - 1))
+    return _shaded(planes, references, (slice(None),) + (None,) * (planes.ndim - 1), shading_range)
+
+
+def shaded_distances_each(pixels: np.ndarray, colours: np.ndarray, shading_range: tuple[float, float]) -> np.ndarray:
+    """(m, ...) as `shaded_distances`, from the pixels (m, ..., 3) of each of m holes to that hole's own colour (m, 3):
+    the diagonal of the (m, m, ...) distances, without the rest."""
+    planes = shifted_planes(pixels)
+    references = np.asarray(colours, dtype=np.float32).reshape(-1, 3) - BLACK
+    return _shaded(planes, references, (slice(None),) + (None,) * (planes.ndim - 2), shading_range)
+
+
+def _shaded(planes: np.ndarray, references: np.ndarray, index: tuple, shading_range: tuple[float, float]) -> np.ndarray:
+    """The distances of `shaded_distances` from shifted planes (3, ...) to shifted references (k, 3), each
+    reference's channels broadcast against the planes by `index`."""
+    dot = _dot(planes, references, index)
+    norms = np.maximum((references * references).sum(axis=1), 1e-6)[index]
     factor = np.clip(dot / norms, *shading_range)
     squared = (planes[0] * planes[0] + planes[1] * planes[1] + planes[2] * planes[2]) - 2 * factor * dot
     squared += factor * factor * norms

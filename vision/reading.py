@@ -27,6 +27,7 @@ from vision.hole_samples import FACE_RADIUS, HoleSamples, sample_holes, to_weigh
 from vision.known_board import judged_against_known
 from vision.localise import BoardNotFoundError, locate_board, refine_corners
 from vision.occlusion import OCCLUDED_CONFIDENCE, covered_sentence, occluded_holes, rays_off_the_face
+from vision.rim_band import banded
 from vision.stale_colours import checked_against_frame, drifted
 
 UNKNOWN_COLOUR = "?"
@@ -248,10 +249,11 @@ def read(
             samples = _in_the_light_of_now(samples, known_face, own_faces.get(np.asarray(lattice).tobytes()))
         if tunnels:
             samples = in_lenses(samples, image, lattice, thickness)
-        result = classify(samples, reference)
+        ringed, band = banded(samples)
+        result = classify(ringed, reference, band)
         if reference is not None:
             result = checked_against_frame(
-                result, classify(samples), reference, lambda colours: classify(samples, colours)
+                result, classify(ringed, band=band), reference, lambda colours: classify(ringed, colours, band)
             )
         if tunnels:  # a lens one colour fills as a disc does is no proven empty hole
             unproven = unproven_in_lenses(samples, result.grid)

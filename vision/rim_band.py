@@ -32,6 +32,7 @@ from vision.hole_samples import (
     local_light,
     sample_holes,
     shaded_distances,
+    shaded_distances_each,
 )
 
 # From the circle a disc in its slot reaches (vision.hole_fill) inwards this far: outside the widest ring disc's
@@ -92,6 +93,10 @@ class Band:
             return np.zeros((len(colours), *self.pixels.shape[:2]), dtype=np.float32)
         colours = np.asarray(colours, dtype=np.float32).reshape(-1, 3)
         return shaded_distances(self.pixels, colours, BAND_SHADING_RANGE) * self.light
+
+    def own_distances(self, colours: np.ndarray) -> np.ndarray:
+        """(m, n): from every band sample to its own hole's colour (colours (m, 3)), as `distances` measures."""
+        return shaded_distances_each(self.pixels, colours, BAND_SHADING_RANGE) * self.light
 
     def coverage(self, distances: np.ndarray, rivals: np.ndarray | None = None) -> np.ndarray:
         """(count, colours): how fully each colour fills each band (`decisive` over its sectors; 0 where no band is
@@ -157,7 +162,7 @@ def shows_a_ring(samples: HoleSamples) -> np.ndarray:
     differing = np.zeros(len(samples.rays), dtype=int)
     for sector in range(SECTOR_COUNT):
         inner = np.median(samples.pixels[:, _MIDDLE & (samples.sector == sector)], axis=1)
-        differing += shaded_distances(inner, outer[:, sector], SAME_SURFACE_RANGE).diagonal() > SAME_SURFACE_DISTANCE
+        differing += shaded_distances_each(inner, outer[:, sector], SAME_SURFACE_RANGE) > SAME_SURFACE_DISTANCE
     burnt = np.zeros(len(differing), dtype=bool)
     if samples.at_ceiling is not None:  # a middle burnt to the camera's ceiling differs from any band
         burnt = (samples.at_ceiling[:, _MIDDLE] >= 1).mean(axis=1) >= BURNT_SHARE
@@ -178,8 +183,7 @@ def ring_discs(samples: HoleSamples, rings: np.ndarray, uniform: bool = True) ->
     if uniform and ring.any():
         sampled = band_of(samples, ring)
         relit = (band[sampled.holes] - BLACK) / sampled.light + BLACK  # in the board's light, as the band's samples
-        each = np.arange(len(sampled.holes))
-        alike = (sampled.distances(relit)[each, each] < MATCH_RADIUS).astype(np.float32)  # each band to its own colour
+        alike = (sampled.own_distances(relit) < MATCH_RADIUS).astype(np.float32)  # each band to its own colour
         ring[sampled.holes] = np.einsum("hn,hns->hs", alike, sampled.weights).mean(axis=1) >= UNIFORM_BAND
     return ring
 
@@ -193,6 +197,13 @@ def with_band_colours(samples: HoleSamples, rings: np.ndarray) -> HoleSamples:
     return dataclasses.replace(
         samples, hole_colours=np.where(ring[:, None], band_colours(samples), samples.hole_colours)
     )
+
+
+def banded(samples: HoleSamples) -> tuple[HoleSamples, Band]:
+    """`samples` with ring discs' holes their band's colour (`with_band_colours`), and the bands of the holes whose
+    middle shows a ring (`band_of`): what vision.classify reads a frame by, found once however often it reads it."""
+    rings = shows_a_ring(samples)
+    return with_band_colours(samples, rings), band_of(samples, rings)
 
 
 def _mid_band(samples: HoleSamples) -> np.ndarray:
