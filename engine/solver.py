@@ -64,7 +64,6 @@ SMALL_TABLE_MB = 0.125
 MAX_GROWN_MB = 1024  # a default-sized table grows for bigger boards' keys up to this (8x7's would need 4 GB)
 _SMALL_TABLE_NODES = 500
 _NO_LIMIT = 2**62
-_ENTER, _NEXT_MOVE, _RETURN = 0, 1, 2
 _FIRST = 1 << 20  # ordering score that puts the table's best move first
 # Enhanced transposition cut-offs probe every child: worth it on a revisit (the children were searched
 # before, so their entries are likely there) or where the subtree is big enough to pay for the misses.
@@ -97,12 +96,14 @@ def workspace(width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
     """The scratch arrays solve_bits needs for any position of a width x height board."""
     depth = width * height + 2
     return (
-        np.empty(width + depth * (3 + width), dtype=np.uint64),
+        np.empty(width + depth * (4 + 2 * width), dtype=np.uint64),
         np.empty(width + depth * (5 + 2 * width), dtype=np.int64),
     )
 
 
-@njit(cache=True, nogil=True)
+# Without numba's reference counting (_nrt=False: the kernel allocates nothing): it would count every array
+# argument and view in and out with an atomic call each, which costs more than a search of a few nodes.
+@njit(cache=True, nogil=True, _nrt=False)
 def solve_bits(
     current: np.uint64,
     mask: np.uint64,
@@ -239,6 +240,8 @@ def _search(
     s_mask = unsigned[width + depth : width + 2 * depth]
     s_key = unsigned[width + 2 * depth : width + 3 * depth]
     s_moves = unsigned[width + 3 * depth : width + (3 + width) * depth]
+    s_threats = unsigned[width + (3 + width) * depth : width + (3 + 2 * width) * depth]  # each move's new wins
+    s_against = unsigned[width + (3 + 2 * width) * depth : width + (4 + 2 * width) * depth]  # the opponent's wins
     s_alpha = signed[width : width + depth]
     s_beta = signed[width + depth : width + 2 * depth]
     s_best = signed[width + 2 * depth : width + 3 * depth]
@@ -267,11 +270,11 @@ def _search(
         s_mask[0] = mask
         s_alpha[0] = middle
         s_beta[0] = middle + 1
-        mode = _ENTER
+        entering = True  # else: handing `result` up the stack
         result = 0
         root_column = -1  # the root move that failed high in this probe, if one did
         while True:
-            if mode == _ENTER:
+            if entering:
                 nodes += 1
                 if nodes > node_limit or (
                     (nodes & 1023) == 0 and (stop[0] != 0 or (stop[1] != 0 and np.int64(ticks()) > stop[1]))
@@ -281,22 +284,25 @@ def _search(
                 msk = s_mask[sp]
                 played = moves + sp
                 possible = (msk + bottom) & board
-                opponent_wins = winning_cells(cur ^ msk, msk, h1, board, connect)
+                if sp == 0:
+                    opponent_wins = winning_cells(cur ^ msk, msk, h1, board, connect)
+                else:  # the parent counted them to order its moves
+                    opponent_wins = s_against[sp]
                 forced = possible & opponent_wins
                 if forced != ZERO:
                     if forced & (forced - ONE) != ZERO:  # two threats: cannot block both
                         result = -((cells - played) // 2)
-                        mode = _RETURN
+                        entering = False
                         continue
                     possible = forced
                 playable = possible & ~(opponent_wins >> ONE)  # never play under an opponent's win
                 if playable == ZERO:
                     result = -((cells - played) // 2)
-                    mode = _RETURN
+                    entering = False
                     continue
                 if played >= cells - 2:
                     result = 0
-                    mode = _RETURN
+                    entering = False
                     continue
                 lower = -((cells - 2 - played) // 2)  # the opponent cannot win at once
                 upper = (cells - 1 - played) // 2  # nor can we (the root and parents checked)
@@ -319,7 +325,7 @@ def _search(
                                 root_column = order[i]
                                 break
                     result = lower
-                    mode = _RETURN
+                    entering = False
                     continue
                 if upper > s_alpha[sp] >= -1 and (not quick or (msk + bottom) & follower_rows == ZERO):
                     # The opponent's claimevens and baseinverses may prove that we cannot win (0) or lose (-1):
@@ -330,7 +336,7 @@ def _search(
                         upper = bound
                 if upper <= s_alpha[sp]:
                     result = upper
-                    mode = _RETURN
+                    entering = False
                     continue
                 base = sp * width
                 count = 0
@@ -352,18 +358,18 @@ def _search(
                         if -child_upper >= s_beta[sp]:
                             cutoff = -child_upper
                             break
-                    if col == known_column:
-                        score = _FIRST
-                    else:
-                        score = np.int64(popcount(winning_cells(cur | move, msk, h1, board, connect)))
+                    threats = winning_cells(cur | move, msk | move, h1, board, connect)
+                    score = _FIRST if col == known_column else np.int64(popcount(threats))
                     j = base + count
                     while j > base and s_order[j - 1] < score:
                         s_order[j] = s_order[j - 1]
                         s_moves[j] = s_moves[j - 1]
+                        s_threats[j] = s_threats[j - 1]
                         s_columns[j] = s_columns[j - 1]
                         j -= 1
                     s_order[j] = score
                     s_moves[j] = move
+                    s_threats[j] = threats
                     s_columns[j] = col
                     count += 1
                 if cutoff >= s_beta[sp]:
@@ -371,30 +377,14 @@ def _search(
                         root_column = col
                     store(entries, generation, key, key_bits, cutoff, NO_UPPER, col, played)
                     result = cutoff
-                    mode = _RETURN
+                    entering = False
                     continue
                 s_key[sp] = key
                 s_count[sp] = count
-                s_index[sp] = 0
+                s_index[sp] = 1
                 s_best[sp] = -cells
-                mode = _NEXT_MOVE
-            elif mode == _NEXT_MOVE:
-                i = s_index[sp]
-                if i < s_count[sp]:
-                    s_index[sp] = i + 1
-                    cur = s_current[sp]
-                    msk = s_mask[sp]
-                    s_current[sp + 1] = cur ^ msk
-                    s_mask[sp + 1] = msk | s_moves[sp * width + i]
-                    s_alpha[sp + 1] = -s_beta[sp]
-                    s_beta[sp + 1] = -s_alpha[sp]
-                    sp += 1
-                    mode = _ENTER
-                else:
-                    result = s_best[sp]  # every move failed low: an upper bound
-                    if cells - moves - sp >= _TABLE_MIN_EMPTY:
-                        store(entries, generation, s_key[sp], key_bits, NO_LOWER, result, -1, moves + sp)
-                    mode = _RETURN
+                _push_child(sp, base, s_current, s_mask, s_moves, s_threats, s_against, s_alpha, s_beta)
+                sp += 1
             else:
                 if sp == 0:
                     break
@@ -412,7 +402,16 @@ def _search(
                     s_best[sp] = score
                 if score > s_alpha[sp]:
                     s_alpha[sp] = score
-                mode = _NEXT_MOVE
+                i = s_index[sp]
+                if i < s_count[sp]:
+                    s_index[sp] = i + 1
+                    _push_child(sp, sp * width + i, s_current, s_mask, s_moves, s_threats, s_against, s_alpha, s_beta)
+                    sp += 1
+                    entering = True
+                    continue
+                result = s_best[sp]  # every move failed low: an upper bound
+                if cells - moves - sp >= _TABLE_MIN_EMPTY:
+                    store(entries, generation, s_key[sp], key_bits, NO_LOWER, result, -1, moves + sp)
         # ----- end of the probe -----
         if result <= middle:
             high = result
@@ -423,6 +422,26 @@ def _search(
     if weak:
         return (1 if low > 0 else (-1 if low < 0 else 0)), nodes, False, low_column
     return low, nodes, False, low_column
+
+
+@njit(inline="always")
+def _push_child(
+    sp: int,
+    slot: int,
+    s_current: np.ndarray,
+    s_mask: np.ndarray,
+    s_moves: np.ndarray,
+    s_threats: np.ndarray,
+    s_against: np.ndarray,
+    s_alpha: np.ndarray,
+    s_beta: np.ndarray,
+) -> None:
+    """Set up, one level down the stack, the child that the move in `slot` of level `sp` makes."""
+    s_current[sp + 1] = s_current[sp] ^ s_mask[sp]
+    s_mask[sp + 1] = s_mask[sp] | s_moves[slot]
+    s_against[sp + 1] = s_threats[slot]
+    s_alpha[sp + 1] = -s_beta[sp]
+    s_beta[sp + 1] = -s_alpha[sp]
 
 
 @njit(cache=True)
