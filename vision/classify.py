@@ -42,7 +42,7 @@ from vision.gravity import best_legal_grid, count_problem
 from vision.hole_fill import fill_dents
 from vision.hole_samples import HoleSamples, shaded_distances
 from vision.occlusion import OCCLUDED_CONFIDENCE
-from vision.rim_band import Band, banded
+from vision.rim_band import Band, band_of, banded, burnt_middles
 from vision.ring_coverage import SHADING_RANGE, colour_distances, coverage
 from vision.room_lookalikes import ROOM_LIKE_DISC_CONFIDENCE, room_like_discs
 
@@ -278,8 +278,12 @@ def background_claims(
     disc's however near a background it comes; what no light makes of a disc colour (wood is a duller
     yellow at the same lightness) goes to the background; by `margin` at least, where only a clear win counts.
     """
-    disc = shaded_distances(samples.pixels, np.asarray(colours), SHADOW_RANGE).min(axis=0)
-    return colour_distances(samples, background).min(axis=0) + margin < disc
+    return colour_distances(samples, background).min(axis=0) + margin < _shaded_disc(samples, colours)
+
+
+def _shaded_disc(samples: HoleSamples, colours: tuple[np.ndarray, ...]) -> np.ndarray:
+    """(holes, ring pixels): from every ring pixel to the nearest shade (SHADOW_RANGE) of a disc colour."""
+    return shaded_distances(samples.pixels, np.asarray(colours), SHADOW_RANGE).min(axis=0)
 
 
 def _with_background(
@@ -292,16 +296,27 @@ def _with_background(
     How far each colour reaches towards the rims is kept from the first reading: re-learning a colour moves
     it by a shade, not the holes' geometry.
     """
+    measured: dict[bytes, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # colours kept are measured once
+
+    def distances(colours: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        key = np.asarray(colours).tobytes()
+        if key not in measured:
+            measured[key] = (
+                colour_distances(samples, colours),
+                band.distances(colours),
+                _shaded_disc(samples, colours),
+            )
+        return measured[key]
+
     for _ in range(BACKGROUND_ROUNDS):
         background = background_colours(samples, outcome.grid, outcome.colours)
         if not background:
             return outcome
         colours = _refit_colours(samples, outcome) if learn_colours else outcome.colours
-        claimed = background_claims(samples, colours, background)
-        band_covered = band.coverage(band.distances(colours), band.distances(background))
-        cell_scores = _cell_scores(
-            samples, colours, colour_distances(samples, colours), claimed, band_covered, is_learnt=learn_colours
-        )
+        to_ring, to_band, to_shade = distances(colours)
+        claimed = colour_distances(samples, background).min(axis=0) < to_shade  # as background_claims
+        band_covered = band.coverage(to_band, band.distances(background))
+        cell_scores = _cell_scores(samples, colours, to_ring, claimed, band_covered, is_learnt=learn_colours)
         cell_scores = _with_crescents(cell_scores, outcome.dents)
         previous, outcome = outcome, _evaluate(colours, outcome.dents, cell_scores, imbalance_cost)
         if np.array_equal(previous.grid, outcome.grid):
@@ -345,7 +360,9 @@ def classify(
     confidence = np.minimum(confidence, _partly_filled_cap(outcome, is_learnt=reference_colours is None))
     background = distinct_backgrounds(background_colours(samples, outcome.grid, outcome.colours), outcome.colours)
     claimed = background_claims(samples, outcome.colours, background, CLEAR_CLAIM_MARGIN) if background else None
-    unproven = unproven_empty(samples, outcome.grid, outcome.colours, outcome.dents, claimed, band)
+    unproven = unproven_empty(
+        samples, outcome.grid, outcome.colours, outcome.dents, claimed, _with_burnt(samples, band)
+    )
     confidence = np.where(unproven, np.minimum(confidence, UNPROVEN_EMPTY_CONFIDENCE), confidence)
     grazed = np.zeros(samples.shape, dtype=bool) if samples.grazed is None else samples.grazed.reshape(samples.shape)
     confidence = np.where(grazed, np.minimum(confidence, OCCLUDED_CONFIDENCE), confidence)
@@ -353,6 +370,16 @@ def classify(
     confidence = np.where(room_like, np.minimum(confidence, ROOM_LIKE_DISC_CONFIDENCE), confidence)
     confidence = np.where(samples.visible.reshape(samples.shape), confidence, 0.0)
     return Classification(outcome.grid, confidence, outcome.colours, problems, outcome.score)
+
+
+def _with_burnt(samples: HoleSamples, band: Band) -> Band:
+    """The bands of the holes whose middle shows a ring and of those whose middle is burnt to the camera's ceiling (a
+    ring disc before a lit wall, never read by its band): an empty hole is proven by its band there too."""
+    holes = burnt_middles(samples)
+    if not holes[~np.isin(np.arange(len(holes)), band.holes)].any():
+        return band
+    holes[band.holes] = True
+    return band_of(samples, holes)
 
 
 def _partly_filled_cap(outcome: _Outcome, is_learnt: bool) -> np.ndarray:

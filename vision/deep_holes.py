@@ -78,6 +78,9 @@ FILLED_SHARE = 0.8
 FILLED_DENT_PITCH = 0.08
 # The face counts as what fills a lens only in about the face's own light: a grey disc is a white face in shadow.
 FACE_LIT_RANGE = (0.8, 1.25)
+# A hole read empty whose ring is this much one light of a disc colour, yet that colour stops short of the rim on one
+# side (beyond FILLED_DENT_PITCH), looks like a disc cut short by a tunnel's wall (or a loose disc behind a thin face).
+CUT_SHORT_SHARE = 0.6
 
 
 def _unit_circle() -> np.ndarray:
@@ -268,6 +271,21 @@ def _own_shade_distances(pixels: np.ndarray, colours: np.ndarray) -> np.ndarray:
     return np.linalg.norm(shifted - factor[..., None] * towards, axis=2)
 
 
+def cut_short(samples: HoleSamples, grid: np.ndarray, colours: tuple[np.ndarray, ...]) -> np.ndarray:
+    """(rows, cols) bool: the holes read empty (`grid` 0, not covered) that a disc colour (weighted Lab) fills in
+    some light over CUT_SHORT_SHARE of their ring but for a crescent at one side: what a thin face's look makes of a
+    disc behind a thick face seen from aside."""
+    empty = (grid.ravel() == 0) & samples.visible
+    if not colours or not empty.any():
+        return np.zeros(grid.shape, dtype=bool)
+    colours = np.asarray(colours, dtype=np.float64).reshape(-1, 3)
+    share = (shaded_distances(samples.pixels[empty], colours, SHADOW_RANGE) < MATCH_RADIUS).mean(axis=2)  # (k, m)
+    dents = fill_dents(samples.rays[empty], samples.rim_offsets[empty], colours, samples.face, MATCH_RADIUS)
+    found = np.zeros(len(empty), dtype=bool)
+    found[empty] = ((share.T >= CUT_SHORT_SHARE) & (dents > FILLED_DENT_PITCH)).any(axis=1)
+    return found.reshape(grid.shape)
+
+
 def unproven_in_lenses(samples: HoleSamples, grid: np.ndarray) -> np.ndarray:
     """(rows, cols) bool: holes read empty (`grid` 0, not covered) whose lens one colour other than the face's fills
     to its edge all round, as a disc in the slot does, where a disc could rest (the bottom row, or on a disc or
@@ -289,7 +307,13 @@ def unproven_in_lenses(samples: HoleSamples, grid: np.ndarray) -> np.ndarray:
             MATCH_RADIUS,
         )
         filled[hole] = dent[0, 0] <= FILLED_DENT_PITCH
-    filled = filled.reshape(rows, cols)
-    for row in range(1, rows):
-        filled[row] &= (grid[row - 1] != 0) | filled[row - 1]
-    return filled
+    return _where_a_disc_could_rest(filled.reshape(rows, cols), grid)
+
+
+def _where_a_disc_could_rest(marked: np.ndarray, grid: np.ndarray) -> np.ndarray:
+    """(rows, cols) the `marked` holes on the bottom row, on a disc of `grid` (row 0 at the bottom), or on another
+    such hole: discs fall, so a hole above an empty one holds none."""
+    marked = marked.copy()
+    for row in range(1, len(marked)):
+        marked[row] &= (grid[row - 1] != 0) | marked[row - 1]
+    return marked

@@ -20,7 +20,7 @@ import numpy as np
 
 from vision.classify import Classification, classify
 from vision.colour_names import LETTERS, colour_letters
-from vision.deep_holes import in_lenses, seen_thickness, unproven_in_lenses
+from vision.deep_holes import cut_short, in_lenses, seen_thickness, unproven_in_lenses
 from vision.frame_check import framed
 from vision.geometry import check_corners, check_shape, hole_centres_px
 from vision.hole_samples import FACE_RADIUS, HoleSamples, sample_holes, to_weighted_lab
@@ -98,16 +98,25 @@ class _Look(NamedTuple):
         return int(((self.result.confidence < SURE) | ~self.samples.visible.reshape(self.result.grid.shape)).sum())
 
 
-def _kept(plain: _Look, lenses: _Look) -> _Look:
-    """Of a thick face's holes read as a thin face's (`plain`, which took some holes for covered) and in their lenses,
-    the look with fewer unsure cells (`plain` on a tie); where the lenses win, a cell the plain look read otherwise
-    at SURE is unsure (two ways of seeing one hole that disagree)."""
-    if lenses.unsure_cells() >= plain.unsure_cells():
-        return plain
-    disputed = (plain.result.grid != lenses.result.grid) & (plain.result.confidence >= SURE)
-    disputed &= plain.samples.visible.reshape(disputed.shape)
-    confidence = np.where(disputed, np.minimum(lenses.result.confidence, OCCLUDED_CONFIDENCE), lenses.result.confidence)
-    return lenses._replace(result=dataclasses.replace(lenses.result, confidence=confidence))
+def _kept(plain: _Look, lenses: _Look, may_switch: bool, cut: np.ndarray) -> _Look:
+    """Of a thick face's holes read as a thin face's (`plain`) and in their lenses, the plain look, or when it took
+    some holes for covered (`may_switch`) the look with fewer unsure cells. A cell the other look reads otherwise at
+    SURE, or as a disc at all, is unsure in the look kept (two ways of seeing one hole that disagree: a disc behind a
+    thick face shows in its lens, one behind a thin face's hole in the plain look), and so is a hole the plain look
+    kept read empty that a disc colour fills but for a crescent (`cut`: a tunnel's wall cuts every disc short so)."""
+    is_lenses = may_switch and lenses.unsure_cells() < plain.unsure_cells()
+    kept, other = (lenses, plain) if is_lenses else (plain, lenses)
+    differs = (other.result.grid != kept.result.grid) & other.samples.visible.reshape(kept.result.grid.shape)
+    doubted = differs & ((other.result.confidence >= SURE) | (other.result.grid != 0))
+    if not is_lenses:
+        doubted |= cut
+    return _doubting(kept, doubted)
+
+
+def _doubting(look: _Look, doubted: np.ndarray) -> _Look:
+    """The look with the `doubted` cells ((rows, cols) bool) no surer than OCCLUDED_CONFIDENCE."""
+    confidence = np.where(doubted, np.minimum(look.result.confidence, OCCLUDED_CONFIDENCE), look.result.confidence)
+    return look._replace(result=dataclasses.replace(look.result, confidence=confidence))
 
 
 def _check_image(image_bgr: np.ndarray) -> np.ndarray:
@@ -270,7 +279,12 @@ def read(
         except BoardNotFoundError as error:
             unseen = error
         thickness = 0.0
-        if plain is None or not plain.samples.visible.all():  # what a thick face's tunnels do to a plain look
+        hidden = plain is None or not plain.samples.visible.all()  # what a thick face's tunnels do to a plain look
+        # Holes read empty that a disc colour fills but for a crescent: a tunnel's wall hides one side of every disc
+        # behind a thick face seen from aside, and a thin face's look takes them for loose discs. A loose disc or two
+        # behind a board of discs read whole are what they seem; as many as the discs read or more are not.
+        cut = None if plain is None else cut_short(plain.samples, plain.result.grid, plain.result.colours)
+        if hidden or (cut.any() and cut.sum() >= (plain.result.grid != 0).sum()):
             thickness = seen_thickness(image, found if given is None else given, (rows, cols))
         if not thickness:
             if plain is None:
@@ -279,7 +293,7 @@ def read(
         else:  # a tunnel's lit wall passes for the face when corners are refined: the calibrated ones are kept
             look = looked(found if given is None else given, tunnels=True)
             if plain is not None:
-                look = _kept(plain, look)
+                look = _kept(plain, look, hidden, cut)
     except BoardNotFoundError as error:
         return BoardReading(
             grid=np.zeros((rows, cols), dtype=np.int8),

@@ -163,10 +163,15 @@ def shows_a_ring(samples: HoleSamples) -> np.ndarray:
     for sector in range(SECTOR_COUNT):
         inner = np.median(samples.pixels[:, _MIDDLE & (samples.sector == sector)], axis=1)
         differing += shaded_distances_each(inner, outer[:, sector], SAME_SURFACE_RANGE) > SAME_SURFACE_DISTANCE
-    burnt = np.zeros(len(differing), dtype=bool)
-    if samples.at_ceiling is not None:  # a middle burnt to the camera's ceiling differs from any band
-        burnt = (samples.at_ceiling[:, _MIDDLE] >= 1).mean(axis=1) >= BURNT_SHARE
-    return (differing >= RING_SECTORS) & ~burnt
+    return (differing >= RING_SECTORS) & ~burnt_middles(samples)  # a burnt middle differs from any band
+
+
+def burnt_middles(samples: HoleSamples) -> np.ndarray:
+    """(holes,) the holes whose middle reaches the camera's ceiling (BURNT_SHARE): a glare spot on a disc, or a lit
+    wall seen through a ring disc's hole; either way the middle shows no colour to compare with the band."""
+    if samples.at_ceiling is None:
+        return np.zeros(len(samples.rays), dtype=bool)
+    return (samples.at_ceiling[:, _MIDDLE] >= 1).mean(axis=1) >= BURNT_SHARE
 
 
 def band_colours(samples: HoleSamples) -> np.ndarray:

@@ -16,6 +16,7 @@ import json
 import re
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from robot.cli.common import COMMON, bounded_int
 
@@ -59,6 +60,12 @@ def register_makes(modes: argparse._SubParsersAction) -> None:
     )
     makes.add_argument("--drift", action="store_true", help="let the room's light drift while the discs drop")
     makes.add_argument("--json", action="store_true", help="print the figures as JSON")
+    makes.add_argument(
+        "--frames",
+        type=Path,
+        help="save each seed's frame into this folder (makes-SEED.png) with its calibration and the sim's board "
+        "(makes-SEED.json), to look at or read again",
+    )
     makes.set_defaults(run=run_makes_bench)
 
 
@@ -84,8 +91,9 @@ class MakeResult:
         return not self.refused and self.discs_right == self.discs and self.empty_right == ROWS * COLS - self.discs
 
 
-def read_make(seed: int, discs: int, drift: bool = False) -> MakeResult:
-    """Calibrate the seed's makes room from the sim's truth, drop `discs` discs, read one frame with that calibration."""
+def read_make(seed: int, discs: int, drift: bool = False, frames: Path | None = None) -> MakeResult:
+    """Calibrate the seed's makes room from the sim's truth, drop `discs` discs, read one frame with that calibration;
+    the frame, the calibration and the sim's board saved into `frames` when given."""
     import numpy as np
 
     import vision
@@ -111,6 +119,8 @@ def read_make(seed: int, discs: int, drift: bool = False) -> MakeResult:
             world.wait_until_settled()
         truth = world.board_state()
         frame = world.render_camera()
+    if frames is not None:
+        save_frame(frames, seed, frame, board.corners_px, (colours.robot_bgr, colours.person_bgr), truth)
     started = time.process_time()
     reading = vision.read(frame, (ROWS, COLS), np.asarray(board.corners_px), (colours.robot_bgr, colours.person_bgr))
     cpu_ms = (time.process_time() - started) * 1000
@@ -134,6 +144,22 @@ def read_make(seed: int, discs: int, drift: bool = False) -> MakeResult:
     )
 
 
+def save_frame(folder: Path, seed: int, frame, corners, colours, truth) -> None:
+    """The seed's frame as makes-SEED.png and what it was read with as makes-SEED.json: the corners, the colours
+    (BGR, the robot's first: value 1), the sim's board (rows top first, 1 and 2 the players, the robot is 2)."""
+    from calibration.store.atomic import write_atomically
+    from robot.cli.photo_files import write_image_atomically
+
+    folder.mkdir(parents=True, exist_ok=True)
+    write_image_atomically(folder / f"makes-{seed}.png", frame)
+    record = {
+        "corners": [[float(v) for v in corner] for corner in corners],
+        "colours": [[float(v) for v in colour] for colour in colours],
+        "board": ["".join(str(int(v)) for v in row) for row in truth[::-1]],
+    }
+    write_atomically(folder / f"makes-{seed}.json", json.dumps(record))
+
+
 def run_makes_bench(args: argparse.Namespace) -> int:
     """Every seed's room read once; exit status 1 when some cell was wrong at >= 0.9 confidence."""
     results = []
@@ -143,7 +169,7 @@ def run_makes_bench(args: argparse.Namespace) -> int:
             f"{'empty covered':>13} {'ms':>5}  make"
         )
     for seed in args.seeds:
-        result = read_make(seed, args.discs, args.drift)
+        result = read_make(seed, args.discs, args.drift, args.frames)
         results.append(result)
         if not args.json:
             figures = (
