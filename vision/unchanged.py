@@ -21,7 +21,15 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from vision.hole_samples import RAY_COUNT, RAY_RADII_PITCH, SECTOR_COUNT, HoleSamples, sample_holes
+from vision.hole_samples import (
+    RAY_COUNT,
+    RAY_RADII_PITCH,
+    SECTOR_COUNT,
+    HoleSamples,
+    sample_holes,
+    shaded_distances,
+    to_weighted_lab,
+)
 from vision.occlusion import covered_sentence
 from vision.reading import BoardReading
 from vision.reliability import SURE
@@ -39,8 +47,37 @@ REFERENCE_VALID_SHARE = 0.5
 # A hole changed this much (weighted Lab, a patch's median) has something new in it: a disc dropped in moves its patches
 # by 50 or more, a webcam's noise by under UNCHANGED_DISTANCE.
 CHANGED_DISTANCE = 30.0
+# How much dimmer or brighter than its calibrated colour a disc may look in the light of the game.
+DISC_SHADING = (0.6, 1.6)
 # The confidence of an empty reading that its hole's change doubts: unsure, so the game looks again or asks.
 DOUBTED_EMPTY_CONFIDENCE = 0.5
+
+
+class _LastLook:
+    """The samples and patch colours of the last frame looked at: the game's checks of one frame (holes unchanged,
+    changed, a disc still there) sample it once. The key holds a sparse grid of the frame's pixels too, so a camera
+    that refills one buffer is never answered with an older frame's samples."""
+
+    key: tuple = ()
+    samples: HoleSamples | None = None
+    patches: np.ndarray | None = None
+
+
+def _looked_at(frame: np.ndarray, corners: np.ndarray, shape: tuple[int, int]) -> HoleSamples:
+    """sample_holes(frame, corners, shape), once per frame."""
+    key = (id(frame), frame[::7, ::7].tobytes(), np.asarray(corners, np.float64).tobytes(), tuple(shape))
+    if _LastLook.key != key:
+        _LastLook.key, _LastLook.samples, _LastLook.patches = key, sample_holes(frame, corners, shape), None
+    return _LastLook.samples
+
+
+def _patches_of(samples: HoleSamples) -> np.ndarray:
+    """patch_colours(samples), once for the last frame looked at."""
+    if samples is not _LastLook.samples:
+        return patch_colours(samples)
+    if _LastLook.patches is None:
+        _LastLook.patches = patch_colours(samples)
+    return _LastLook.patches
 
 
 def patch_colours(samples: HoleSamples) -> np.ndarray:
@@ -66,7 +103,7 @@ def reference_patches(samples: Sequence[HoleSamples]) -> np.ndarray:
 def patch_changes(reference: np.ndarray, samples: HoleSamples) -> np.ndarray:
     """(rows, cols): every hole's largest move of a patch's colour from `reference` (patch_colours of the
     reference frame, sampled at the same corners)."""
-    moved = np.linalg.norm(patch_colours(samples) - reference, axis=2).max(axis=1)
+    moved = np.linalg.norm(_patches_of(samples) - reference, axis=2).max(axis=1)
     return moved.reshape(samples.shape)
 
 
@@ -92,7 +129,7 @@ def trust_unchanged_empties(
     doubted = known_empty & ((reading.confidence < SURE) | covered)
     if not doubted.any():
         return reading
-    trusted = doubted & unchanged_holes(empty_reference, sample_holes(frame, corners, reading.grid.shape))
+    trusted = doubted & unchanged_holes(empty_reference, _looked_at(frame, corners, reading.grid.shape))
     if not trusted.any():
         return reading
     return _with_covered(
@@ -119,7 +156,7 @@ def doubt_changed_empties(
     suspect = playable & (reading.grid == 0) & (reading.confidence >= SURE) & ~covered
     if not suspect.any():
         return reading
-    changes = patch_changes(empty_reference, sample_holes(frame, corners, reading.grid.shape))
+    changes = patch_changes(empty_reference, _looked_at(frame, corners, reading.grid.shape))
     known_empty = (known == 0) & ~covered
     if (changes[known_empty] < UNCHANGED_DISTANCE).mean() < REFERENCE_VALID_SHARE:
         return reading
@@ -135,10 +172,89 @@ def doubt_changed_empties(
     )
 
 
+def expected_disc_from_change(
+    reading: BoardReading,
+    frame: np.ndarray,
+    corners: np.ndarray,
+    known: np.ndarray,
+    empty_reference: np.ndarray,
+    column: int,
+    player: int,
+    colours: Sequence[Sequence[float]],
+) -> BoardReading:
+    """`reading` (in players' values, as read with `colours`, BGR, the first player's first) with the disc the game
+    expects (the robot's own, `player`'s, dropped into `column`) read at SURE where the reader could not tell it
+    (read empty, or unsure) from what the game knows: the lowest empty hole of `column` changed by far since the
+    empty board, no other hole where a disc could land did, nothing is in front of the board, and the hole's colour
+    is nearer the robot's than the other player's. A disc the reader reads surely is left to it (the other player's
+    colour is an event)."""
+    covered = np.zeros(reading.grid.shape, bool) if reading.covered is None else reading.covered
+    playable = _lowest_empty(known)
+    rows = np.flatnonzero(playable[:, column])
+    if not reading.is_board_found or covered.any() or not len(rows):
+        return reading
+    row = int(rows[0])
+    if reading.grid[row, column] != 0 and reading.confidence[row, column] >= SURE:
+        return reading
+    samples = _looked_at(frame, corners, reading.grid.shape)
+    changes = patch_changes(empty_reference, samples)
+    known_empty = np.asarray(known) == 0
+    if (changes[known_empty] < UNCHANGED_DISTANCE).mean() < REFERENCE_VALID_SHARE:
+        return reading
+    elsewhere = playable.copy()
+    elsewhere[row, column] = False
+    if changes[row, column] < CHANGED_DISTANCE or (changes[elsewhere] >= CHANGED_DISTANCE).any():
+        return reading
+    seen = np.median(samples.pixels[row * reading.grid.shape[1] + column], axis=0)
+    distances = shaded_distances(seen, to_weighted_lab(np.asarray([colours], np.float32))[0], DISC_SHADING)
+    if distances[player - 1] >= distances[2 - player]:
+        return reading
+    grid, confidence = reading.grid.copy(), reading.confidence.copy()
+    grid[row, column], confidence[row, column] = player, SURE
+    problems = [p for p in reading.problems if not p.startswith(f"column {column + 1} row {row + 1} changed")]
+    return dataclasses.replace(reading, grid=grid, confidence=confidence, problems=problems)
+
+
 def _lowest_empty(known: np.ndarray) -> np.ndarray:
     """(rows, cols) bool: the lowest empty hole of every column that has one (row 0 at the bottom)."""
     empty = np.asarray(known) == 0
     return empty & (np.cumsum(empty, axis=0) == 1)
+
+
+def disc_patches(frame: np.ndarray, corners: np.ndarray, shape: tuple[int, int], holes: np.ndarray) -> np.ndarray:
+    """(rows * cols, patches, 3): the patch colours of `holes` ((rows, cols) bool) in `frame`, NaN elsewhere: the
+    look of discs the game has just confirmed, for `trust_unchanged_discs`."""
+    patches = _patches_of(_looked_at(frame, corners, shape)).copy()
+    patches[~np.asarray(holes).ravel()] = np.nan
+    return patches
+
+
+def trust_unchanged_discs(
+    reading: BoardReading, frame: np.ndarray, corners: np.ndarray, known: np.ndarray, disc_reference: np.ndarray
+) -> BoardReading:
+    """`reading` with the discs the game knows (`known`, players' values) read as known, at SURE, where the reader
+    read them otherwise (empty, covered, unsure) but their holes look as they did when the game confirmed them
+    (`disc_reference`: disc_patches of those frames, NaN where none was kept): a disc seen aslant through a thick
+    face that the reader takes for the room behind is still the disc it was a move ago. A disc taken out, a hand or
+    a sleeve in front, or a change of light changes its hole, and the reader's reading stands."""
+    if not reading.is_board_found:
+        return reading
+    covered = np.zeros(reading.grid.shape, bool) if reading.covered is None else reading.covered
+    known = np.asarray(known)
+    doubted = (known != 0) & ((reading.confidence < SURE) | covered | (reading.grid != known))
+    if not doubted.any():
+        return reading
+    with np.errstate(invalid="ignore"):
+        moved = np.linalg.norm(_patches_of(_looked_at(frame, corners, known.shape)) - disc_reference, axis=2)
+        trusted = doubted & (moved.max(axis=1) < UNCHANGED_DISTANCE).reshape(known.shape)
+    if not trusted.any():
+        return reading
+    return _with_covered(
+        reading,
+        covered & ~trusted,
+        grid=np.where(trusted, known, reading.grid).astype(reading.grid.dtype),
+        confidence=np.where(trusted, SURE, reading.confidence),
+    )
 
 
 def cover_unproven_removals(
@@ -155,7 +271,7 @@ def cover_unproven_removals(
     gone = known_discs & (reading.grid == 0) & ~covered
     if not gone.any():
         return reading
-    unchanged = unchanged_holes(empty_reference, sample_holes(frame, corners, reading.grid.shape))
+    unchanged = unchanged_holes(empty_reference, _looked_at(frame, corners, reading.grid.shape))
     known_empty = ~known_discs & ~covered
     if known_empty.any() and unchanged[known_empty].mean() < REFERENCE_VALID_SHARE:
         return reading

@@ -349,7 +349,11 @@ class Game:
             except DiscLostError as error:  # one that fell into a column is the camera's to find
                 lost = str(error)
             vision_started = time.perf_counter()
-            move = self._await_robot_disc()
+            self.watcher.expected = column, self.robot_player
+            try:
+                move = self._await_robot_disc()
+            finally:
+                self.watcher.expected = None
             vision_s = time.perf_counter() - vision_started
             if move.kind is not MoveKind.NONE or attempt == DROP_ATTEMPTS:
                 return arm_s, move, vision_s

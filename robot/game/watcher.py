@@ -39,8 +39,11 @@ from vision.reliability import SURE
 from vision.stale_colours import STALE_COLOURS
 from vision.unchanged import (
     cover_unproven_removals,
+    disc_patches,
     doubt_changed_empties,
+    expected_disc_from_change,
     reference_patches,
+    trust_unchanged_discs,
     trust_unchanged_empties,
 )
 
@@ -69,7 +72,8 @@ class BoardWatcher:
     first moves teach them). `frame_observer` (set by `Game.watch`) is called with each frame and its reading (a
     live view, a recording). `known_board` (players' values, row 0 at the bottom; given by the game through `know`)
     is the board the game knows; with an empty reference its empty holes that have not changed since are read as
-    sure. `notify(kind, **params)` (set by the game) names what the person should know of the colours and the light.
+    sure, and `expected` (column, player), the robot's disc the game waits for, is read from its hole's change where
+    the reader cannot tell it (vision.unchanged). `notify(kind, **params)` (set by the game) names what the person should know of the colours and the light.
     """
 
     def __init__(
@@ -95,6 +99,8 @@ class BoardWatcher:
         self._named: set[str] = set()  # what was named and still holds: said once, not every frame
         self._relearnt_at: np.ndarray | None = None  # the known board the colours were last re-learnt at
         self._face_seen: np.ndarray | None = None  # the face (weighted Lab) in the last confirmed frame
+        self.expected: tuple[int, int] | None = None  # (column, player) of the robot's disc the game waits for
+        self.disc_reference: np.ndarray | None = None  # how the known discs looked when confirmed (disc_patches)
 
     @property
     def colours(self) -> tuple[tuple[int, int, int], tuple[int, int, int]] | None:
@@ -105,10 +111,12 @@ class BoardWatcher:
     def know(self, board: np.ndarray) -> None:
         """The board the game now knows (players' values, row 0 at the bottom): its colours are learnt from the
         frame that showed it (the last one read), but for holes covered or read otherwise there."""
+        before = self.known_board
         self.known_board = np.asarray(board)
         frame, reading = self.last_frame, self.last_reading
         if frame is None or reading is None or not reading.is_board_found:
             return
+        self._keep_disc_looks(frame, reading, before)
         moved = STALE_COLOURS in reading.problems  # the light of this frame replaces the colours learnt before
         self.colour_model.learn(frame, reading.corners, self.known_board, self._unlike_known(reading), relearn=moved)
         self._follow_face(frame, reading)
@@ -119,6 +127,24 @@ class BoardWatcher:
             self._name(EventKind.COLOURS_TOO_CLOSE, detail=problem[0].upper() + problem[1:] + ".")
         else:
             self._named.discard(EventKind.COLOURS_TOO_CLOSE)
+
+    def _keep_disc_looks(self, frame: np.ndarray, reading: BoardReading, before: np.ndarray | None) -> None:
+        """Keep how the discs new to the game look in the frame that confirmed them (nothing in front of them)."""
+        if self.corners is None:
+            return
+        new = self.known_board != 0
+        if before is not None and before.shape == new.shape:
+            new &= before == 0
+        if reading.covered is not None:
+            new &= ~reading.covered
+        if not new.any():
+            return
+        looks = disc_patches(frame, self.corners, self.shape, new)
+        if self.disc_reference is None or before is None or not (before != 0).any():
+            self.disc_reference = looks
+        else:
+            kept = new.ravel()
+            self.disc_reference[kept] = looks[kept]
 
     def _has_light_moved(self, frame: np.ndarray, reading: BoardReading) -> bool:
         """Whether the board's face shows other light than in the last confirmed frame (LIGHT_MOVED): the colours'
@@ -159,8 +185,10 @@ class BoardWatcher:
         self._face_seen = np.median([each.face for each in samples], axis=0)
 
     def _read(self, frame: np.ndarray) -> BoardReading:
-        """The reader's reading of `frame`, its unsure holes read sure and empty where the game knows them empty and
-        they look as they did on the empty board, and known discs read gone covered where they do not."""
+        """The reader's reading of `frame`, then what the game knows (vision.unchanged): holes known empty that look as
+        on the empty board are empty, a changed one where a disc could land is never sure and empty, known discs
+        that look as when confirmed are still there, the robot's awaited disc is read from its hole's change, and
+        known discs read gone are covered unless their holes look as on the empty board."""
         reading = read(frame, self.shape, self.corners, self.colours, self.face, known=self.known_board)
         is_unsure = bool((reading.confidence < SURE).any())
         if STALE_COLOURS in reading.problems or (is_unsure and self._has_light_moved(frame, reading)):
@@ -171,6 +199,13 @@ class BoardWatcher:
             return reading
         reading = trust_unchanged_empties(reading, frame, self.corners, self.known_board == 0, self.empty_reference)
         reading = doubt_changed_empties(reading, frame, self.corners, self.known_board, self.empty_reference)
+        if self.disc_reference is not None:
+            reading = trust_unchanged_discs(reading, frame, self.corners, self.known_board, self.disc_reference)
+        if self.expected is not None and self.colours is not None:
+            column, player = self.expected
+            reading = expected_disc_from_change(
+                reading, frame, self.corners, self.known_board, self.empty_reference, column, player, self.colours
+            )
         return cover_unproven_removals(reading, frame, self.corners, self.known_board != 0, self.empty_reference)
 
     def _relearnt(self, frame: np.ndarray, reading: BoardReading) -> BoardReading:

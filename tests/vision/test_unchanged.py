@@ -18,8 +18,11 @@ from vision.hole_samples import sample_holes
 from vision.reliability import SURE
 from vision.unchanged import (
     cover_unproven_removals,
+    disc_patches,
     doubt_changed_empties,
+    expected_disc_from_change,
     reference_patches,
+    trust_unchanged_discs,
     trust_unchanged_empties,
     unchanged_holes,
 )
@@ -207,3 +210,75 @@ def test_a_changed_hole_where_a_disc_could_land_is_never_read_sure_and_empty(boa
     assert (missed(dimmer).confidence == 1.0).all(), "the light changed since the empty board: it proves nothing"
     known[0, 3] = 1  # the game knows the first disc: the second's hole is where the next could land
     assert np.argwhere(missed(frame).confidence < SURE).tolist() == [[1, 3]]
+
+
+def _disc_frame(board: EmptyBoard, column: int, player: int) -> tuple[np.ndarray, tuple[float, float, float]]:
+    """A frame with one disc of `player` dropped into `column`, and the disc's colour there (BGR)."""
+    disc = board.world.drop_disc(column, player)
+    board.world.wait_until_settled()
+    try:
+        frame = board.world.render_camera()
+    finally:
+        board.world.remove_disc(disc)
+    x, y = np.round(board.world.hole_centres_px()[0, column]).astype(int)
+    return frame, tuple(float(v) for v in np.median(frame[y - 2 : y + 3, x - 2 : x + 3].reshape(-1, 3), axis=0))
+
+
+def test_the_robot_s_own_disc_the_reader_missed_is_read_from_its_hole_s_change(board: EmptyBoard) -> None:
+    """The game waits for its disc in column 4; the reader read the hole empty. The change there reads it as the
+    robot's, at SURE, only if nothing else where a disc could land changed and the hole shows the robot's colour."""
+    frame, robot_bgr = _disc_frame(board, 3, 1)
+    _, other_bgr = _disc_frame(board, 3, 2)
+    known = np.zeros(SHAPE, np.int8)
+    reading = vision.read(frame, SHAPE, board.corners)
+    blind = dataclasses.replace(reading, grid=np.zeros(SHAPE, np.int8), confidence=np.ones(SHAPE))
+
+    def seen(column: int, player: int, colours: tuple) -> vision.BoardReading:
+        return expected_disc_from_change(blind, frame, board.corners, known, board.reference, column, player, colours)
+
+    robot_first = seen(3, 1, (robot_bgr, other_bgr))
+    assert robot_first.grid[0, 3] == 1 and robot_first.confidence[0, 3] == SURE
+    assert np.count_nonzero(robot_first.grid) == 1
+    robot_second = seen(3, 2, (other_bgr, robot_bgr))
+    assert robot_second.grid[0, 3] == 2 and robot_second.confidence[0, 3] == SURE
+    assert not seen(3, 1, (other_bgr, robot_bgr)).grid.any(), "the hole shows the other player's colour"
+    assert not seen(2, 1, (robot_bgr, other_bgr)).grid.any(), "another column changed: the disc went elsewhere"
+    unchanged = board.world.render_camera()
+    as_before = expected_disc_from_change(
+        dataclasses.replace(blind), unchanged, board.corners, known, board.reference, 3, 1, (robot_bgr, other_bgr)
+    )
+    assert not as_before.grid.any(), "nothing changed: no disc"
+
+
+def test_a_known_disc_that_looks_as_when_confirmed_is_still_there(board: EmptyBoard) -> None:
+    """The reader reads the game's disc in column 4 as empty, or covered: where its hole looks as in the frame that
+    confirmed it, the disc is read there at SURE; taken out, or in other light, the reading stands."""
+    disc = board.world.drop_disc(3, 1)
+    board.world.wait_until_settled()
+    camera = board.world.camera
+    try:
+        confirmed, later = board.world.render_camera(), board.world.render_camera()
+        board.world.set_camera(dataclasses.replace(camera, exposure=camera.exposure * 0.7))
+        dimmer = board.world.render_camera()
+    finally:
+        board.world.set_camera(camera)
+        board.world.remove_disc(disc)
+    taken_out = board.world.render_camera()
+    known = np.zeros(SHAPE, np.int8)
+    known[0, 3] = 1
+    looks = disc_patches(confirmed, board.corners, SHAPE, known != 0)
+    assert np.isnan(looks[1]).all() and not np.isnan(looks[3]).any()
+
+    def misread(image: np.ndarray, covered: bool) -> vision.BoardReading:
+        reading = vision.read(image, SHAPE, board.corners)
+        hidden = np.zeros(SHAPE, bool)
+        hidden[0, 3] = covered
+        wrong = dataclasses.replace(reading, grid=np.zeros(SHAPE, np.int8), confidence=np.ones(SHAPE), covered=hidden)
+        return trust_unchanged_discs(wrong, image, board.corners, known, looks)
+
+    for covered in (False, True):
+        kept = misread(later, covered)
+        assert kept.grid[0, 3] == 1 and kept.confidence[0, 3] == SURE and not kept.covered.any()
+        assert np.count_nonzero(kept.grid) == 1
+    assert misread(taken_out, False).grid[0, 3] == 0, "the disc was taken out: its hole changed"
+    assert misread(dimmer, True).covered[0, 3], "other light: the hole's look proves nothing"
