@@ -147,9 +147,14 @@ def colours_from_discs(
 
 def _hole_bgr(frame_bgr: np.ndarray, board: BoardCalibration) -> np.ndarray:
     """(rows, cols, 3) BGR of what fills every hole (calibration.board.hole_colours), a ring disc's colour seen
-    round its hole (vision.rim_band.with_ring_discs)."""
+    round its hole (vision.rim_band.with_ring_discs): behind a face thick enough to hide part of the holes, the band
+    in each hole's lens (vision.deep_holes.in_lenses), not the tunnel's wall beside it."""
     from calibration.board import hole_colours
+    from vision.deep_holes import in_lenses, seen_thickness
+    from vision.hole_samples import sample_holes
     from vision.rim_band import with_ring_discs
 
-    shape = (board.rows, board.cols)
-    return with_ring_discs(frame_bgr, np.asarray(board.corners_px, float), shape, hole_colours(frame_bgr, board))
+    corners, shape = np.asarray(board.corners_px, float), (board.rows, board.cols)
+    thickness = seen_thickness(frame_bgr, corners, shape)
+    lenses = in_lenses(sample_holes(frame_bgr, corners, shape), frame_bgr, corners, thickness) if thickness else None
+    return with_ring_discs(frame_bgr, corners, shape, hole_colours(frame_bgr, board), lenses)

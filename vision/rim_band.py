@@ -137,13 +137,19 @@ def band_of(samples: HoleSamples, rings: np.ndarray) -> Band:
 
 
 def with_ring_discs(
-    image_bgr: np.ndarray, corners_px: np.ndarray, shape: tuple[int, int], centre_bgr: np.ndarray
+    image_bgr: np.ndarray,
+    corners_px: np.ndarray,
+    shape: tuple[int, int],
+    centre_bgr: np.ndarray,
+    samples: HoleSamples | None = None,
 ) -> np.ndarray:
     """(rows, cols, 3) BGR, row 0 at the bottom: `centre_bgr` (what a sample round each hole's centre shows), but
     where the middle shows a ring and the band is not the face (`ring_discs`; the colour step's disc is lit as it may
     be), the band's colour: the mean of the band's samples that are its median's colour in
-    some light (a glare spot or a sliver of the room left out)."""
-    samples = sample_holes(image_bgr, np.asarray(corners_px, dtype=np.float64), shape)
+    some light (a glare spot or a sliver of the room left out). `samples`: the holes as sampled already (in their
+    lenses, behind a thick face), else sampled here."""
+    if samples is None:
+        samples = sample_holes(image_bgr, np.asarray(corners_px, dtype=np.float64), shape)
     radii, mask = band_mask(samples)
     colours = np.asarray(centre_bgr, dtype=np.float64).reshape(-1, 3).copy()
     for hole in np.flatnonzero(ring_discs(samples, shows_a_ring(samples), uniform=False)):

@@ -54,6 +54,15 @@ def test_a_fuller_board_of_these_makes_is_never_read_wrong_at_full_confidence(se
     assert not result.refused and result.sure_wrong == 0, result
 
 
+def test_the_colour_step_takes_a_disc_behind_a_thick_face_in_its_lens() -> None:
+    """Speckled discs behind a 10 mm face: the step took the yellow disc's band mixed with the red tunnel wall, an
+    orange no disc shows, and every yellow disc read empty at full confidence (10 cells); one is left."""
+    from robot.cli.vision_makes_bench import read_make
+
+    result = read_make(17, 20)
+    assert not result.refused and result.sure_wrong <= 1, result
+
+
 def test_the_frames_are_saved_to_be_read_again(tmp_path: Path) -> None:
     import cv2
     import numpy as np
