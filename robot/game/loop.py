@@ -89,6 +89,7 @@ class Game:
         self.resume_command = resume_command or "c4robot play --resume" + (f" --log {log_path}" if log_path else "")
         self.ponderer: Ponderer | None = None
         self._last_notice: GameEvent | None = None
+        self._reply_counted = False  # the person's disc, seen with the robot's, awaits their turn's look
         self.observers: list[GameObserver] = []
         self._last_search: tuple[SearchResult, int] | None = None  # and the stones on the board then
         self._started = time.monotonic()
@@ -235,9 +236,15 @@ class Game:
 
     def _person_turn(self) -> bool:
         """Wait for the person's disc; handle what people do. Returns False when they walked away."""
-        self.table.person_turn(self.position)
-        if getattr(self.table, "prompts_person", False):
-            self._say(EventKind.PERSON_TURN)
+        if self._reply_counted:  # already down: the person is neither asked nor prompted again
+            self._reply_counted = False
+            counted = getattr(self.table, "reply_counted", None)
+            if counted is not None:
+                counted()
+        else:
+            self.table.person_turn(self.position)
+            if getattr(self.table, "prompts_person", False):
+                self._say(EventKind.PERSON_TURN)
         started = time.monotonic()
         reminded = False
         person = 3 - self.robot_player
@@ -381,6 +388,7 @@ class Game:
                 if early is not None:  # the person answered before the camera saw my disc: their turn finds theirs
                     mine, reply = early
                     self._notice(EventKind.EARLY_REPLY, (reply,), reply=reply + 1, column=mine.column + 1)
+                    self._reply_counted = True
                     return mine
                 self._handle_person_event(move, reading)  # the person played again while the arm moved
             else:

@@ -134,6 +134,10 @@ class SimTable:
                 return
         raise RuntimeError("there is no disc on the board to take back")
 
+    def reply_counted(self) -> None:
+        """The game counted the disc the person dropped while the arm moved as their reply: it stays."""
+        self._extra_discs.clear()
+
     def person_fixes(self, event: MoveEvent, position: Position) -> None:
         """The simulated person hears what is wrong and puts it right, then plays properly."""
         if event.kind in (MoveKind.TWO_DISCS, MoveKind.WRONG_COLOUR):
