@@ -42,7 +42,7 @@ from vision.gravity import best_legal_grid, count_problem
 from vision.hole_fill import fill_dents
 from vision.hole_samples import HoleSamples, shaded_distances
 from vision.occlusion import OCCLUDED_CONFIDENCE
-from vision.rim_band import Band, band_of, banded, burnt_middles
+from vision.rim_band import Band, banded, with_burnt_middles
 from vision.ring_coverage import SHADING_RANGE, colour_distances, coverage
 from vision.room_lookalikes import ROOM_LIKE_DISC_CONFIDENCE, room_like_discs
 
@@ -361,7 +361,7 @@ def classify(
     background = distinct_backgrounds(background_colours(samples, outcome.grid, outcome.colours), outcome.colours)
     claimed = background_claims(samples, outcome.colours, background, CLEAR_CLAIM_MARGIN) if background else None
     unproven = unproven_empty(
-        samples, outcome.grid, outcome.colours, outcome.dents, claimed, _with_burnt(samples, band)
+        samples, outcome.grid, outcome.colours, outcome.dents, claimed, with_burnt_middles(samples, band)
     )
     confidence = np.where(unproven, np.minimum(confidence, UNPROVEN_EMPTY_CONFIDENCE), confidence)
     grazed = np.zeros(samples.shape, dtype=bool) if samples.grazed is None else samples.grazed.reshape(samples.shape)
@@ -370,16 +370,6 @@ def classify(
     confidence = np.where(room_like, np.minimum(confidence, ROOM_LIKE_DISC_CONFIDENCE), confidence)
     confidence = np.where(samples.visible.reshape(samples.shape), confidence, 0.0)
     return Classification(outcome.grid, confidence, outcome.colours, problems, outcome.score)
-
-
-def _with_burnt(samples: HoleSamples, band: Band) -> Band:
-    """The bands of the holes whose middle shows a ring and of those whose middle is burnt to the camera's ceiling (a
-    ring disc before a lit wall, never read by its band): an empty hole is proven by its band there too."""
-    holes = burnt_middles(samples)
-    if not holes[~np.isin(np.arange(len(holes)), band.holes)].any():
-        return band
-    holes[band.holes] = True
-    return band_of(samples, holes)
 
 
 def _partly_filled_cap(outcome: _Outcome, is_learnt: bool) -> np.ndarray:

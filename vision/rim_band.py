@@ -180,6 +180,16 @@ def burnt_middles(samples: HoleSamples) -> np.ndarray:
     return (samples.at_ceiling[:, _MIDDLE] >= 1).mean(axis=1) >= BURNT_SHARE
 
 
+def with_burnt_middles(samples: HoleSamples, band: Band) -> Band:
+    """The bands of the holes whose middle shows a ring and of those whose middle is burnt to the camera's ceiling (a
+    ring disc before a lit wall, never read by its band): an empty hole is proven by its band there too."""
+    holes = burnt_middles(samples)
+    if not holes[~np.isin(np.arange(len(holes)), band.holes)].any():
+        return band
+    holes[band.holes] = True
+    return band_of(samples, holes)
+
+
 def band_colours(samples: HoleSamples) -> np.ndarray:
     """(holes, 3) weighted Lab: the median colour of every hole's band, round all its rays."""
     return np.median(_mid_band(samples), axis=1)
