@@ -78,6 +78,12 @@ class BoardReading:
         return self.corners is not None
 
     @property
+    def covered_holes(self) -> np.ndarray:
+        """(rows, cols) bool, row 0 at the bottom: the holes something in front of the board covers (none when the
+        reading does not say)."""
+        return np.zeros(self.grid.shape, bool) if self.covered is None else self.covered
+
+    @property
     def covered_columns(self) -> list[int]:
         """0-based columns with a covered hole, left to right."""
         return [] if self.covered is None else [int(c) for c in np.flatnonzero(self.covered.any(axis=0))]

@@ -125,7 +125,7 @@ def trust_unchanged_empties(
     round the hole. Sure cells and changed holes keep the reader's reading."""
     if not reading.is_board_found:
         return reading
-    covered = np.zeros(reading.grid.shape, bool) if reading.covered is None else reading.covered
+    covered = reading.covered_holes
     doubted = known_empty & ((reading.confidence < SURE) | covered)
     if not doubted.any():
         return reading
@@ -151,14 +151,13 @@ def doubt_changed_empties(
     light or a moved camera changes every hole and proves nothing."""
     if not reading.is_board_found:
         return reading
-    covered = np.zeros(reading.grid.shape, bool) if reading.covered is None else reading.covered
+    covered = reading.covered_holes
     playable = _lowest_empty(known)
     suspect = playable & (reading.grid == 0) & (reading.confidence >= SURE) & ~covered
     if not suspect.any():
         return reading
     changes = patch_changes(empty_reference, _looked_at(frame, corners, reading.grid.shape))
-    known_empty = (known == 0) & ~covered
-    if (changes[known_empty] < UNCHANGED_DISTANCE).mean() < REFERENCE_VALID_SHARE:
+    if not _empty_board_fits(changes < UNCHANGED_DISTANCE, (known == 0) & ~covered):
         return reading
     doubted = suspect & (changes >= CHANGED_DISTANCE)
     if not doubted.any():
@@ -188,7 +187,7 @@ def expected_disc_from_change(
     empty board, no other hole where a disc could land did, nothing is in front of the board, and the hole's colour
     is nearer the robot's than the other player's. A disc the reader reads surely is left to it (the other player's
     colour is an event)."""
-    covered = np.zeros(reading.grid.shape, bool) if reading.covered is None else reading.covered
+    covered = reading.covered_holes
     playable = _lowest_empty(known)
     rows = np.flatnonzero(playable[:, column])
     if not reading.is_board_found or covered.any() or not len(rows):
@@ -198,8 +197,7 @@ def expected_disc_from_change(
         return reading
     samples = _looked_at(frame, corners, reading.grid.shape)
     changes = patch_changes(empty_reference, samples)
-    known_empty = np.asarray(known) == 0
-    if (changes[known_empty] < UNCHANGED_DISTANCE).mean() < REFERENCE_VALID_SHARE:
+    if not _empty_board_fits(changes < UNCHANGED_DISTANCE, np.asarray(known) == 0):
         return reading
     elsewhere = playable.copy()
     elsewhere[row, column] = False
@@ -239,7 +237,7 @@ def trust_unchanged_discs(
     a sleeve in front, or a change of light changes its hole, and the reader's reading stands."""
     if not reading.is_board_found:
         return reading
-    covered = np.zeros(reading.grid.shape, bool) if reading.covered is None else reading.covered
+    covered = reading.covered_holes
     known = np.asarray(known)
     doubted = (known != 0) & ((reading.confidence < SURE) | covered | (reading.grid != known))
     if not doubted.any():
@@ -267,18 +265,23 @@ def cover_unproven_removals(
     is left as it is."""
     if not reading.is_board_found:
         return reading
-    covered = np.zeros(reading.grid.shape, bool) if reading.covered is None else reading.covered
+    covered = reading.covered_holes
     gone = known_discs & (reading.grid == 0) & ~covered
     if not gone.any():
         return reading
     unchanged = unchanged_holes(empty_reference, _looked_at(frame, corners, reading.grid.shape))
-    known_empty = ~known_discs & ~covered
-    if known_empty.any() and unchanged[known_empty].mean() < REFERENCE_VALID_SHARE:
+    if not _empty_board_fits(unchanged, ~known_discs & ~covered):
         return reading
     hidden = gone & ~unchanged
     if not hidden.any():
         return reading
     return _with_covered(reading, covered | hidden)
+
+
+def _empty_board_fits(unchanged: np.ndarray, known_empty: np.ndarray) -> bool:
+    """Whether the empty board's look still fits this frame: most holes the game knows empty (`known_empty`, not
+    covered) are `unchanged` since (REFERENCE_VALID_SHARE); a change of light or a moved camera changes every hole."""
+    return not known_empty.any() or unchanged[known_empty].mean() >= REFERENCE_VALID_SHARE
 
 
 def _with_covered(reading: BoardReading, covered: np.ndarray, **changes: np.ndarray) -> BoardReading:

@@ -151,7 +151,7 @@ def _scored(reading, truth: list[str], names: tuple[str, str] | None):
         return score_reading(reading, truth)
     read_rows = letter_rows(reading.grid, names)
     right = np.array([list(row) for row in read_rows]) == np.array([list(row) for row in truth])
-    covered = np.zeros(right.shape, bool) if reading.covered is None else reading.covered[::-1]
+    covered = reading.covered_holes[::-1]
     return CellScore(right=right, confidence=reading.confidence[::-1], covered=covered, is_found=reading.is_board_found)
 
 

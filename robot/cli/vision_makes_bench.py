@@ -128,7 +128,7 @@ def read_make(seed: int, discs: int, drift: bool = False, frames: Path | None = 
     right = reading.grid == expected
     sure = reading.confidence >= SURE
     empty = expected == 0
-    covered = np.zeros_like(empty) if reading.covered is None else reading.covered
+    covered = reading.covered_holes
     return MakeResult(
         seed,
         make,

@@ -73,7 +73,8 @@ class BoardWatcher:
     live view, a recording). `known_board` (players' values, row 0 at the bottom; given by the game through `know`)
     is the board the game knows; with an empty reference its empty holes that have not changed since are read as
     sure, and `expected` (column, player), the robot's disc the game waits for, is read from its hole's change where
-    the reader cannot tell it (vision.unchanged). `notify(kind, **params)` (set by the game) names what the person should know of the colours and the light.
+    the reader cannot tell it (vision.unchanged). `notify(kind, **params)` (set by the game) names what the person
+    should know of the colours and the light.
     """
 
     def __init__(
@@ -133,18 +134,16 @@ class BoardWatcher:
         if self.corners is None:
             return
         new = self.known_board != 0
-        if before is not None and before.shape == new.shape:
+        if before is not None:
             new &= before == 0
-        if reading.covered is not None:
-            new &= ~reading.covered
+        new &= ~reading.covered_holes
         if not new.any():
             return
         looks = disc_patches(frame, self.corners, self.shape, new)
-        if self.disc_reference is None or before is None or not (before != 0).any():
+        if self.disc_reference is None:
             self.disc_reference = looks
-        else:
-            kept = new.ravel()
-            self.disc_reference[kept] = looks[kept]
+        else:  # only holes the game knows hold a disc are ever compared: older looks elsewhere are never read
+            self.disc_reference[new.ravel()] = looks[new.ravel()]
 
     def _has_light_moved(self, frame: np.ndarray, reading: BoardReading) -> bool:
         """Whether the board's face shows other light than in the last confirmed frame (LIGHT_MOVED): the colours'
@@ -164,8 +163,7 @@ class BoardWatcher:
 
     def _unlike_known(self, reading: BoardReading) -> np.ndarray:
         """(rows, cols) bool: the holes whose pixels do not show what the game knows there (covered, read otherwise)."""
-        covered = np.zeros(self.shape, bool) if reading.covered is None else reading.covered
-        return covered | (players_grid(self.known_board, reading.grid) != self.known_board)
+        return reading.covered_holes | (players_grid(self.known_board, reading.grid) != self.known_board)
 
     def _name(self, kind: EventKind, **params: object) -> None:
         """Tell the game once, until it no longer holds."""
