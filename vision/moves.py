@@ -93,7 +93,7 @@ def detect_move(previous_grid: np.ndarray, reading: BoardReading, expected_playe
             f"I see {len(new)} new discs (columns {', '.join(map(str, columns))}): please play one disc per turn.",
         )
     row, column = (int(v) for v in new[0])
-    if row > 0 and current[row - 1, column] == 0:
+    if not _rests(current, row, column):
         return MoveEvent(
             MoveKind.FLOATING_DISC,
             column,
@@ -114,8 +114,8 @@ def move_before_reply(previous_grid: np.ndarray, reading: BoardReading, player: 
     """`player`'s move and the reply's column when the reading's two new discs can be that move and then the other
     player's reply (a person quick to answer the robot's disc before the camera confirmed it); None for any other
     pair. The reply is left for the next look, which finds it as one new disc. Only the order is assumed, so the
-    game says so (a disc dropped while the arm moved looks the same). A reply under the move's disc, or two of one colour, is no such
-    pair: `detect_move`'s TWO_DISCS stands.
+    game says so (a disc dropped while the arm moved looks the same). A reply under the move's disc, or two of one
+    colour, is no such pair: `detect_move`'s TWO_DISCS stands.
     """
     previous = np.asarray(previous_grid, dtype=np.int8)
     if detect_move(previous, reading, player).kind is not MoveKind.TWO_DISCS:
@@ -126,8 +126,11 @@ def move_before_reply(previous_grid: np.ndarray, reading: BoardReading, player: 
     if len(new) != 2 or len(mine) != 1:
         return None
     (row, column), (reply_row, reply_column) = mine[0], next(cell for cell in new if cell != mine[0])
-    if row > 0 and previous[row - 1, column] == 0:
-        return None  # the move's disc does not rest on the board as it was
-    if reply_row > 0 and previous[reply_row - 1, reply_column] == 0 and (reply_row - 1, reply_column) != (row, column):
-        return None  # the reply rests neither on the board as it was nor on the move's disc
+    if not _rests(previous, row, column) or not _rests(current, reply_row, reply_column):
+        return None  # the move's disc rests on the board as it was; the reply on that, or on the move's disc
     return MoveEvent(MoveKind.MOVE, column, row, f"Disc played in column {column + 1}."), reply_column
+
+
+def _rests(grid: np.ndarray, row: int, column: int) -> bool:
+    """Whether a disc at (row, column) rests on the bottom or on a disc of `grid`."""
+    return row == 0 or grid[row - 1, column] != 0
