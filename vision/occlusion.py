@@ -156,7 +156,7 @@ def _neighbours(holes: np.ndarray) -> np.ndarray:
 
 
 def occluded_holes(
-    samples: HoleSamples, off_the_face: np.ndarray, tunnels: bool = False
+    samples: HoleSamples, off_the_face: np.ndarray, tunnels: bool = False, clear: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """(covered, grazed), each (rows, cols) bool, row 0 at the bottom: holes something in front of the board
     covers (see the module), and, when something does, the holes it may reach into without hiding them (a
@@ -168,15 +168,22 @@ def occluded_holes(
     A lone hole with a short blocked run (MIN_BLOCKED_RUN, no neighbour touched) is a shadow or a bevel, and a
     lone unseen hole a dull disc in dim light or JPEG blocks: a hand or a sleeve that reaches one hole crosses
     its neighbours' rings on its way.
+
+    `clear` ((rows, cols) bool, or None): holes known to have nothing in front of them, as they look just as on the
+    empty board, face ring and all (vision.unchanged): a pale wall behind a white or clear board makes an empty
+    hole look like the face, yet nothing covers or grazes it.
     """
+    clear = np.zeros(samples.shape, dtype=bool) if clear is None else np.asarray(clear, dtype=bool)
     runs = _longest_run(off_the_face & ~_off_board_rays(samples.shape)).reshape(samples.shape)
+    runs = np.where(clear, 0, runs)
     touched = runs >= MIN_TOUCHED_RUN
     blocked = (runs >= MIN_LONE_BLOCKED_RUN) | ((runs >= MIN_BLOCKED_RUN) & (_neighbour_count(touched) > 0))
     unseen = np.zeros(samples.shape, dtype=bool) if tunnels else _unseen_holes(samples).reshape(samples.shape)
+    unseen &= ~clear
     covered = blocked | (unseen & (_neighbour_count(unseen | touched) > 0))
     if not covered.any():
         return covered, np.zeros_like(covered)
-    return covered, (touched | _neighbours(covered)) & ~covered
+    return covered, (touched | _neighbours(covered)) & ~covered & ~clear
 
 
 def column_span(columns: list[int]) -> str:

@@ -48,6 +48,8 @@ TOO_DARK = "too dark to read: add light"
 # The confidence from which a cell counts as read (vision.reliability's SURE).
 SURE = 0.9
 COVERED_BOARD = "the holes look like the board around them: something covers the board or the camera"
+# With this share of the holes looking just as on the empty board, nothing covers the board.
+CLEAR_BOARD_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -202,6 +204,7 @@ def read(
     colours: Sequence[Sequence[float]] | None = None,
     face: Sequence[float] | None = None,
     known: np.ndarray | None = None,
+    as_on_empty_board: np.ndarray | None = None,
 ) -> BoardReading:
     """Read the board in a BGR frame.
 
@@ -211,7 +214,9 @@ def read(
     colour as a BGR triple in frames of the empty board (vision.hole_samples.face_colour), for a hand or a sleeve
     over most of the board, which the frame alone takes for the face; None learns it from the frame. known: the
     board the game knows ((rows, cols), values as `colours`, row 0 at the bottom): many new discs, or known discs
-    in the other colour, are unsure (vision.known_board).
+    in the other colour, are unsure (vision.known_board). as_on_empty_board: (rows, cols) bool, row 0 at the bottom,
+    with calibrated corners: the holes that look just as on the empty board, face ring and all (vision.unchanged):
+    nothing is in front of them, however much like the face a pale room seen through them looks.
     Raises ValueError for a bad image, shape, corners or colours. A board that cannot be found is not
     an error: the reading has corners None, an all-empty grid, zero confidence and a problem sentence.
     """
@@ -221,6 +226,9 @@ def read(
     rows, cols = check_shape(shape)
     reference = _reference_colours(colours, lift)
     known_face = None if face is None else _lifted_lab(np.asarray(face, dtype=np.float64)[None], lift)[0]
+    clear = np.zeros((rows, cols), dtype=bool)
+    if corners is not None and as_on_empty_board is not None:
+        clear = np.asarray(as_on_empty_board, dtype=bool).reshape(rows, cols)
 
     own_faces: dict[bytes, np.ndarray] = {}  # the face each lattice's frame showed, by the lattice
 
@@ -237,10 +245,11 @@ def read(
         covered = grazed = np.zeros((rows, cols), dtype=bool)
         off_frame = None
         if not too_dark:  # in the dark, holes and face look alike whatever is in front of them
-            if not tunnels:  # the tunnels' back edges showed: the holes are in view
+            # The tunnels' back edges showed, or most holes look as on the empty board: the holes are in view.
+            if not tunnels and clear.mean() < CLEAR_BOARD_SHARE:
                 _check_uncovered(samples)
-            off_the_face = rays_off_the_face(samples)
-            covered, grazed = occluded_holes(samples, off_the_face, tunnels)
+            off_the_face = rays_off_the_face(samples) & ~clear.reshape(-1, 1)
+            covered, grazed = occluded_holes(samples, off_the_face, tunnels, clear)
             moved, moved_samples, off_frame = (
                 (lattice, samples, None) if tunnels else framed(lattice, samples, off_the_face, sample)
             )

@@ -47,6 +47,15 @@ REFERENCE_VALID_SHARE = 0.5
 # A hole changed this much (weighted Lab, a patch's median) has something new in it: a disc dropped in moves its patches
 # by 50 or more, a webcam's noise by under UNCHANGED_DISTANCE.
 CHANGED_DISTANCE = 30.0
+# A disc in a hole changes every patch inside its rim (the ring's sectors and the rays' inside band); a hole that shows
+# the edge of the disc below it (seen from above, through a thin face) changes one or two of them: at most this many
+# changed, no disc is in the hole.
+MOST_INNER_CHANGED = 2
+INNER_PATCHES = SECTOR_COUNT + RAY_COUNT // RAYS_PER_PATCH
+# A person's disc read from its hole's change: its colour at most this share of its distance from the robot's, and
+# the confidence it is read at (below SURE: the reader could not tell it; at or above the stabiliser's floor).
+PERSON_COLOUR_SHARE = 0.5
+INFERRED_CONFIDENCE = 0.8
 # How much dimmer or brighter than its calibrated colour a disc may look in the light of the game.
 DISC_SHADING = (0.6, 1.6)
 # The confidence of an empty reading that its hole's change doubts: unsure, so the game looks again or asks.
@@ -107,10 +116,42 @@ def patch_changes(reference: np.ndarray, samples: HoleSamples) -> np.ndarray:
     return moved.reshape(samples.shape)
 
 
+def discless_holes(reference: np.ndarray, samples: HoleSamples) -> np.ndarray:
+    """(rows, cols) bool, row 0 at the bottom: the holes with no disc in them, their insides looking as in the
+    reference frame (`reference`: reference_patches of it, sampled at the same corners as `samples`) but for a patch
+    or two (MOST_INNER_CHANGED): the rim of a disc next to a hole may show in it, what fills a hole changes it all."""
+    inner = np.linalg.norm(_patches_of(samples)[:, :INNER_PATCHES] - reference[:, :INNER_PATCHES], axis=2)
+    return ((inner >= UNCHANGED_DISTANCE).sum(axis=1) <= MOST_INNER_CHANGED).reshape(samples.shape)
+
+
 def unchanged_holes(reference: np.ndarray, samples: HoleSamples) -> np.ndarray:
     """(rows, cols) bool, row 0 at the bottom: the holes that look as they did in the reference frame
     (`reference`: reference_patches of it, sampled at the same corners as `samples`)."""
     return patch_changes(reference, samples) < UNCHANGED_DISTANCE
+
+
+def as_on_empty_board(
+    frame: np.ndarray, corners: np.ndarray, shape: tuple[int, int], empty_reference: np.ndarray
+) -> np.ndarray:
+    """(rows, cols) bool, row 0 at the bottom: the holes of `frame` that look as they did in frames of the empty board
+    (`empty_reference`: reference_patches of them, sampled at `corners`), for vision.read."""
+    return unchanged_holes(empty_reference, _looked_at(frame, corners, shape))
+
+
+def refreshed_reference(
+    reference: np.ndarray, frame: np.ndarray, corners: np.ndarray, shape: tuple[int, int], empty: np.ndarray
+) -> np.ndarray:
+    """The empty board's look (`reference`, sampled at `corners`) taken again from `frame` for the holes the game
+    knows empty that it shows empty (`empty`, (rows, cols) bool), where no disc could be in them: their insides
+    unchanged but for a patch or two (the edge of a disc just dropped next to them), or changed by less than a disc
+    does (light that drifted since). Later frames are then judged against the look of the last confirmed board."""
+    samples = _looked_at(frame, corners, shape)
+    inner = np.linalg.norm(_patches_of(samples)[:, :INNER_PATCHES] - reference[:, :INNER_PATCHES], axis=2)
+    drifted = (inner.max(axis=1) < CHANGED_DISTANCE).reshape(shape)
+    renewed = (np.asarray(empty, dtype=bool) & (drifted | discless_holes(reference, samples))).ravel()
+    refreshed = reference.copy()
+    refreshed[renewed] = _patches_of(samples)[renewed]
+    return refreshed
 
 
 def trust_unchanged_empties(
@@ -119,17 +160,21 @@ def trust_unchanged_empties(
     """`reading` of `frame` with its unsure or covered cells read sure and empty where the game knows the hole is
     empty (`known_empty`, (rows, cols) bool) and it looks as it did in frames of the empty board (`empty_reference`:
     reference_patches of them, sampled at `corners`): an unsure empty reading is made sure, an unsure disc (a room
-    nearly a disc's colour in shade seen through the hole) is read empty, at SURE: a disc dropped in changes its
-    hole far beyond UNCHANGED_DISTANCE. A hole read covered that looks as on the empty board is not covered (seen
-    from high above, the bottom row shows the board's own foot, the face's colour): a hand in front changes the face
-    round the hole. Sure cells and changed holes keep the reader's reading."""
+    nearly a disc's colour in shade seen through the hole) is read empty, at SURE, where the hole's inside is
+    unchanged but for a patch or two (discless_holes): a disc dropped in changes all of it far beyond
+    UNCHANGED_DISTANCE. A hole read covered that looks as on the empty board, face ring and all, is not covered
+    (seen from high above, the bottom row shows the board's own foot, the face's colour): a hand in front changes
+    the face round the hole. Sure cells and changed holes keep the reader's reading."""
     if not reading.is_board_found:
         return reading
     covered = reading.covered_holes
     doubted = known_empty & ((reading.confidence < SURE) | covered)
     if not doubted.any():
         return reading
-    trusted = doubted & unchanged_holes(empty_reference, _looked_at(frame, corners, reading.grid.shape))
+    samples = _looked_at(frame, corners, reading.grid.shape)
+    trusted = doubted & np.where(
+        covered, unchanged_holes(empty_reference, samples), discless_holes(empty_reference, samples)
+    )
     if not trusted.any():
         return reading
     return _with_covered(
@@ -145,8 +190,8 @@ def doubt_changed_empties(
 ) -> BoardReading:
     """`reading` of `frame` with its sure empty cells made unsure where the game's next disc could land (the lowest
     hole of a column the game knows, `known` in players' values) and the hole no longer looks as it did on the empty
-    board (`empty_reference`, sampled at `corners`) by far: a disc there that the reader could not tell from the room
-    behind it (seen aslant through a thick face, in light its colours no longer fit) is never read confidently
+    board (`empty_reference`, sampled at `corners`) by far, its inside and not just the edge of a disc next to it
+    (discless_holes): a disc there that the reader could not tell from the room behind it (seen aslant through a thick face, in light its colours no longer fit) is never read confidently
     empty. Only while most holes the game knows empty still look as they did (REFERENCE_VALID_SHARE): a change of
     light or a moved camera changes every hole and proves nothing."""
     if not reading.is_board_found:
@@ -156,10 +201,11 @@ def doubt_changed_empties(
     suspect = playable & (reading.grid == 0) & (reading.confidence >= SURE) & ~covered
     if not suspect.any():
         return reading
-    changes = patch_changes(empty_reference, _looked_at(frame, corners, reading.grid.shape))
+    samples = _looked_at(frame, corners, reading.grid.shape)
+    changes = patch_changes(empty_reference, samples)
     if not _empty_board_fits(changes < UNCHANGED_DISTANCE, (known == 0) & ~covered):
         return reading
-    doubted = suspect & (changes >= CHANGED_DISTANCE)
+    doubted = suspect & (changes >= CHANGED_DISTANCE) & ~discless_holes(empty_reference, samples)
     if not doubted.any():
         return reading
     where = ", ".join(f"column {column + 1} row {row + 1}" for row, column in np.argwhere(doubted))
@@ -183,34 +229,89 @@ def expected_disc_from_change(
 ) -> BoardReading:
     """`reading` (in players' values, as read with `colours`, BGR, the first player's first) with the disc the game
     expects (the robot's own, `player`'s, dropped into `column`) read at SURE where the reader could not tell it
-    (read empty, or unsure) from what the game knows: the lowest empty hole of `column` changed by far since the
-    empty board, no other hole where a disc could land did, nothing is in front of the board, and the hole's colour
-    is nearer the robot's than the other player's. A disc the reader reads surely is left to it (the other player's
-    colour is an event)."""
-    covered = reading.covered_holes
-    playable = _lowest_empty(known)
-    rows = np.flatnonzero(playable[:, column])
-    if not reading.is_board_found or covered.any() or not len(rows):
+    (read empty, or unsure) from what the game knows: the lowest empty hole of `column` is the one hole where a disc
+    could land whose inside changed by far since the empty board (`filled_landing_holes`), and its colour is nearer
+    the robot's than the other player's. A disc the reader reads surely is left to it (the other player's colour is
+    an event)."""
+    filled = filled_landing_holes(reading, frame, corners, known, empty_reference)
+    if filled is None or not filled[:, column].any() or filled.sum() > 1:
         return reading
-    row = int(rows[0])
+    row = int(np.flatnonzero(filled[:, column])[0])
     if reading.grid[row, column] != 0 and reading.confidence[row, column] >= SURE:
         return reading
+    distances = _colour_distances(frame, corners, reading.grid.shape, row, column, colours)
+    if distances[player - 1] >= distances[2 - player]:
+        return reading
+    return _with_disc(reading, row, column, player, SURE)
+
+
+def person_disc_from_change(
+    reading: BoardReading,
+    frame: np.ndarray,
+    corners: np.ndarray,
+    known: np.ndarray,
+    empty_reference: np.ndarray,
+    player: int,
+    colours: Sequence[Sequence[float]],
+) -> BoardReading:
+    """`reading` (in players' values, as read with `colours`) with the person's disc (`player`'s) read at
+    INFERRED_CONFIDENCE, below SURE and with a problem that says so, where the reader could not tell it (read empty,
+    or unsure) but the board shows it: one hole where a disc could land, and no other, has its inside changed by far
+    since the empty board (`filled_landing_holes`), the face round it is as it was (a hand in front changes that),
+    and its colour is the person's, far nearer it than the robot's (PERSON_COLOUR_SHARE). The stabiliser then asks
+    the same of several frames in a row."""
+    filled = filled_landing_holes(reading, frame, corners, known, empty_reference)
+    if filled is None or filled.sum() != 1:
+        return reading
+    row, column = (int(v) for v in np.argwhere(filled)[0])
+    if reading.grid[row, column] != 0 and reading.confidence[row, column] >= SURE:
+        return reading
+    hole = row * reading.grid.shape[1] + column
+    face = slice(-(RAY_COUNT // RAYS_PER_PATCH), None)  # the rays' band beyond the rim, on the face
+    patches = _patches_of(_looked_at(frame, corners, reading.grid.shape))[hole, face]
+    if (np.linalg.norm(patches - empty_reference[hole, face], axis=1) >= UNCHANGED_DISTANCE).any():
+        return reading
+    distances = _colour_distances(frame, corners, reading.grid.shape, row, column, colours)
+    if distances[player - 1] >= PERSON_COLOUR_SHARE * distances[2 - player]:
+        return reading
+    said = f"column {column + 1} row {row + 1} read as the person's disc from its hole's change since the empty board"
+    return _with_disc(reading, row, column, player, INFERRED_CONFIDENCE, said)
+
+
+def filled_landing_holes(
+    reading: BoardReading, frame: np.ndarray, corners: np.ndarray, known: np.ndarray, empty_reference: np.ndarray
+) -> np.ndarray | None:
+    """(rows, cols) bool: the holes where a disc could land (`known`, players' values) whose insides changed by far
+    since the empty board (`empty_reference`, sampled at `corners`), as a disc dropped in changes them, not just
+    by the edge of a disc next to them (discless_holes). None when that cannot be told: the board not found,
+    something in front of it, or the empty board's look no longer fits (REFERENCE_VALID_SHARE)."""
+    if not reading.is_board_found or reading.covered_holes.any():
+        return None
     samples = _looked_at(frame, corners, reading.grid.shape)
     changes = patch_changes(empty_reference, samples)
     if not _empty_board_fits(changes < UNCHANGED_DISTANCE, np.asarray(known) == 0):
-        return reading
-    elsewhere = playable.copy()
-    elsewhere[row, column] = False
-    if changes[row, column] < CHANGED_DISTANCE or (changes[elsewhere] >= CHANGED_DISTANCE).any():
-        return reading
-    seen = np.median(samples.pixels[row * reading.grid.shape[1] + column], axis=0)
-    distances = shaded_distances(seen, to_weighted_lab(np.asarray([colours], np.float32))[0], DISC_SHADING)
-    if distances[player - 1] >= distances[2 - player]:
-        return reading
-    grid, confidence = reading.grid.copy(), reading.confidence.copy()
-    grid[row, column], confidence[row, column] = player, SURE
+        return None
+    return _lowest_empty(known) & (changes >= CHANGED_DISTANCE) & ~discless_holes(empty_reference, samples)
+
+
+def _colour_distances(
+    frame: np.ndarray, corners: np.ndarray, shape: tuple[int, int], row: int, column: int, colours: Sequence
+) -> np.ndarray:
+    """(2,): the distance of one hole's median ring colour from each player's disc colour (BGR), in any light the
+    game's may shade it to (DISC_SHADING)."""
+    samples = _looked_at(frame, corners, shape)
+    seen = np.median(samples.pixels[row * shape[1] + column], axis=0)
+    return shaded_distances(seen, to_weighted_lab(np.asarray([colours], np.float32))[0], DISC_SHADING)
+
+
+def _with_disc(
+    reading: BoardReading, row: int, column: int, player: int, confidence: float, said: str = ""
+) -> BoardReading:
+    """`reading` with `player`'s disc at (row, column) at `confidence`, the doubt of that hole's change dropped."""
+    grid, confidences = reading.grid.copy(), reading.confidence.copy()
+    grid[row, column], confidences[row, column] = player, confidence
     problems = [p for p in reading.problems if not p.startswith(f"column {column + 1} row {row + 1} changed")]
-    return dataclasses.replace(reading, grid=grid, confidence=confidence, problems=problems)
+    return dataclasses.replace(reading, grid=grid, confidence=confidences, problems=problems + ([said] if said else []))
 
 
 def _lowest_empty(known: np.ndarray) -> np.ndarray:

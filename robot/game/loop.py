@@ -245,7 +245,15 @@ class Game:
             self.table.person_turn(self.position)
             if getattr(self.table, "prompts_person", False):
                 self._say(EventKind.PERSON_TURN)
-        started = time.monotonic()
+        self.watcher.person = 3 - self.robot_player  # their disc may be read from its hole's change
+        try:
+            return self._await_person_disc()
+        finally:
+            self.watcher.person = None
+
+    def _await_person_disc(self) -> bool:
+        """The person's disc as the camera sees it, handling what people do; False when they walked away."""
+        started = self.watcher.clock()
         reminded = False
         person = 3 - self.robot_player
         while True:
@@ -265,7 +273,7 @@ class Game:
                     return True
                 if move.kind is not MoveKind.NONE:
                     self._handle_person_event(move, reading)
-            waited = time.monotonic() - started
+            waited = self.watcher.clock() - started
             if waited > self.settings.give_up_after_s:
                 return False
             if waited > self.settings.remind_after_s and not reminded:
@@ -370,8 +378,8 @@ class Game:
     def _await_robot_disc(self) -> MoveEvent:
         """The robot's disc as the camera sees it, looking again when it has not arrived yet."""
         move = MoveEvent(MoveKind.NONE, None, None, "no new disc")
-        looks, deadline = 0, time.monotonic() + self.settings.give_up_after_s
-        while looks <= self.settings.max_robot_retries and time.monotonic() < deadline:
+        looks, deadline = 0, self.watcher.clock() + self.settings.give_up_after_s
+        while looks <= self.settings.max_robot_retries and self.watcher.clock() < deadline:
             try:
                 reading = self.watcher.look(self.settings.look_timeout_s)
             except BoardUnseenError as error:

@@ -256,6 +256,9 @@ class SimGame:
             # The empty board as the webcam sees it at set-up, in the room's light: the holes the game knows are
             # empty and that still look so are empty (a resumed game's discs are put back after this).
             self.watcher.set_empty_reference([self.world.render_camera() for _ in range(EMPTY_REFERENCE_FRAMES)])
+            # The game waits in the world's time, as the person acts in it: a loaded machine renders fewer frames a
+            # second, and the person would otherwise seem slow to a game counting the wall clock.
+            self.watcher.clock = lambda: self.world.time_s
         except BaseException:
             self._close_arm()
             self.world.close()

@@ -34,15 +34,18 @@ from vision.colour_model import ColourModel
 from vision.hole_samples import face_colour, sample_holes
 from vision.localise import BoardNotFoundError, locate_board
 from vision.moves import players_grid
-from vision.reading import COVERED_BOARD
+from vision.reading import CLEAR_BOARD_SHARE, COVERED_BOARD
 from vision.reliability import SURE
 from vision.stale_colours import STALE_COLOURS
 from vision.unchanged import (
+    as_on_empty_board,
     cover_unproven_removals,
     disc_patches,
     doubt_changed_empties,
     expected_disc_from_change,
+    person_disc_from_change,
     reference_patches,
+    refreshed_reference,
     trust_unchanged_discs,
     trust_unchanged_empties,
 )
@@ -100,8 +103,11 @@ class BoardWatcher:
         self._named: set[str] = set()  # what was named and still holds: said once, not every frame
         self._relearnt_at: np.ndarray | None = None  # the known board the colours were last re-learnt at
         self._face_seen: np.ndarray | None = None  # the face (weighted Lab) in the last confirmed frame
+        self._face_at_start: np.ndarray | None = None  # and in the empty board's frames, in the calibrated light
         self.expected: tuple[int, int] | None = None  # (column, player) of the robot's disc the game waits for
+        self.person: int | None = None  # the player whose disc the game waits for from the person
         self.disc_reference: np.ndarray | None = None  # how the known discs looked when confirmed (disc_patches)
+        self.clock: Callable[[], float] = time.monotonic  # the table's time, in seconds: the game's patience counts it
 
     @property
     def colours(self) -> tuple[tuple[int, int, int], tuple[int, int, int]] | None:
@@ -118,6 +124,7 @@ class BoardWatcher:
         if frame is None or reading is None or not reading.is_board_found:
             return
         self._keep_disc_looks(frame, reading, before)
+        self._keep_empty_looks(frame, reading)
         moved = STALE_COLOURS in reading.problems  # the light of this frame replaces the colours learnt before
         self.colour_model.learn(frame, reading.corners, self.known_board, self._unlike_known(reading), relearn=moved)
         self._follow_face(frame, reading)
@@ -145,14 +152,25 @@ class BoardWatcher:
         else:  # only holes the game knows hold a disc are ever compared: older looks elsewhere are never read
             self.disc_reference[new.ravel()] = looks[new.ravel()]
 
-    def _has_light_moved(self, frame: np.ndarray, reading: BoardReading) -> bool:
+    def _keep_empty_looks(self, frame: np.ndarray, reading: BoardReading) -> None:
+        """The empty board's look taken again for the holes the game now knows empty that the confirming frame showed
+        surely empty (vision.unchanged.refreshed_reference): the edge of a disc next to a hole, and light that drifted
+        since the game began, are part of how an empty hole looks now."""
+        if self.empty_reference is None or self.corners is None:
+            return
+        empty = (self.known_board == 0) & (reading.grid == 0) & (reading.confidence >= SURE) & ~reading.covered_holes
+        self.empty_reference = refreshed_reference(self.empty_reference, frame, self.corners, self.shape, empty)
+
+    def _has_light_moved(self, frame: np.ndarray, reading: BoardReading, since_start: bool = False) -> bool:
         """Whether the board's face shows other light than in the last confirmed frame (LIGHT_MOVED): the colours'
         check alone also fails in steady light, on a board with few discs; nothing is said while something covers
-        the board or it is not found."""
+        the board or it is not found. `since_start`: and other light than on the empty board too, in the light the
+        colours were calibrated in (light that drifts away and back has not changed for the person)."""
         if self._face_seen is None or not reading.is_board_found or reading.covered.any():
             return False
         face = sample_holes(frame, reading.corners, self.shape).face
-        return float(np.linalg.norm(face - self._face_seen)) > LIGHT_MOVED
+        since = [self._face_seen] + ([self._face_at_start] if since_start and self._face_at_start is not None else [])
+        return all(float(np.linalg.norm(face - each)) > LIGHT_MOVED for each in since)
 
     def _follow_face(self, frame: np.ndarray, reading: BoardReading) -> None:
         """The board face's colour taken again from a frame with nothing in front of the board: the colours are
@@ -181,13 +199,14 @@ class BoardWatcher:
         self.empty_reference = reference_patches(samples)
         self.face = face_colour(frames, self.corners, self.shape)
         self._face_seen = np.median([each.face for each in samples], axis=0)
+        self._face_at_start = self._face_seen
 
     def _read(self, frame: np.ndarray) -> BoardReading:
         """The reader's reading of `frame`, then what the game knows (vision.unchanged): holes known empty that look as
         on the empty board are empty, a changed one where a disc could land is never sure and empty, known discs
         that look as when confirmed are still there, the robot's awaited disc is read from its hole's change, and
         known discs read gone are covered unless their holes look as on the empty board."""
-        reading = read(frame, self.shape, self.corners, self.colours, self.face, known=self.known_board)
+        reading = self._read_with(frame, self.known_board)
         is_unsure = bool((reading.confidence < SURE).any())
         if STALE_COLOURS in reading.problems or (is_unsure and self._has_light_moved(frame, reading)):
             reading = self._relearnt(frame, reading)
@@ -204,7 +223,19 @@ class BoardWatcher:
             reading = expected_disc_from_change(
                 reading, frame, self.corners, self.known_board, self.empty_reference, column, player, self.colours
             )
+        if self.person is not None and self.colours is not None:
+            reading = person_disc_from_change(
+                reading, frame, self.corners, self.known_board, self.empty_reference, self.person, self.colours
+            )
         return cover_unproven_removals(reading, frame, self.corners, self.known_board != 0, self.empty_reference)
+
+    def _read_with(self, frame: np.ndarray, known: np.ndarray | None) -> BoardReading:
+        """vision.read with the colours and face of now, the board the game knows, and the holes that look as on the
+        empty board (nothing is in front of them)."""
+        clear = None
+        if self.empty_reference is not None and self.corners is not None:
+            clear = as_on_empty_board(frame, self.corners, self.shape, self.empty_reference)
+        return read(frame, self.shape, self.corners, self.colours, self.face, known=known, as_on_empty_board=clear)
 
     def _relearnt(self, frame: np.ndarray, reading: BoardReading) -> BoardReading:
         """A frame in light the colours no longer fit (the check against the frame's own colours says so, or it
@@ -221,7 +252,7 @@ class BoardWatcher:
             return reading
         unlike = self._unlike_known(reading)
         if not all((known[~unlike] == player).any() for player in (1, 2)):
-            if self._has_light_moved(frame, reading):
+            if self._has_light_moved(frame, reading, since_start=True):
                 self._name(EventKind.LIGHT_CHANGED)
             return reading
         kept_model, kept_face = copy.deepcopy(self.colour_model), self.face
@@ -229,7 +260,7 @@ class BoardWatcher:
         self._follow_face(frame, reading)
         self._relearnt_at = known.copy()
         self._named.discard(EventKind.LIGHT_CHANGED)
-        again = read(frame, self.shape, self.corners, self.colours, self.face, known=known)
+        again = self._read_with(frame, known)
         if (again.confidence < SURE).sum() <= (reading.confidence < SURE).sum():
             return again
         self.colour_model, self.face = kept_model, kept_face
@@ -238,8 +269,8 @@ class BoardWatcher:
     def look(self, timeout_s: float) -> BoardReading:
         """The next reading that stays the same over several frames. Raises BoardUnseenError after `timeout_s`."""
         self.stabiliser.reset()
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
+        deadline = self.clock() + timeout_s
+        while self.clock() < deadline:
             frame = self.camera.read()
             reading = self._read(frame)
             self.last_frame, self.last_reading = frame, reading
@@ -254,6 +285,14 @@ class BoardWatcher:
         moved_px = None if covers else self.board_moved_px()
         raise BoardUnseenError(why, covers_board=covers, board_moved_px=moved_px)
 
+    def _where_calibrated(self, frame: np.ndarray) -> bool:
+        """Whether most holes the game knows empty look as on the empty board at the calibrated corners
+        (CLEAR_BOARD_SHARE): the board has not moved, however a dark or ring-shaped make fools the board's finder."""
+        if self.empty_reference is None or self.known_board is None or not (self.known_board == 0).any():
+            return False
+        clear = as_on_empty_board(frame, self.corners, self.shape, self.empty_reference)
+        return float(clear[self.known_board == 0].mean()) >= CLEAR_BOARD_SHARE
+
     def board_moved_px(self, frame: np.ndarray | None = None) -> float | None:
         """How far (px, the largest corner's shift) the board lies from the calibrated corners, when it is found
         elsewhere by a third of a hole's pitch or more in `frame` (default: the last frame) and in the camera's next
@@ -261,7 +300,7 @@ class BoardWatcher:
         (a hand passing in front makes a lattice of its own, never the same twice) or does not read clean where it
         is found."""
         frame = self.last_frame if frame is None else frame
-        if self.corners is None or frame is None:
+        if self.corners is None or frame is None or self._where_calibrated(frame):
             return None
         calibrated = np.asarray(self.corners, dtype=float)
         pitch_px = np.linalg.norm(calibrated[1] - calibrated[0]) / max(self.shape[1] - 1, 1)

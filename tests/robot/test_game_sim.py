@@ -12,6 +12,7 @@ from robot.game.config import GameSettings, SimTableConfig
 from robot.game.events import EventKind, GameEvent
 from robot.game.log import GameLog
 from robot.game.play import play_sim_game, sim_settings
+from robot.game.sim_table import CAMERA_FRAME_S
 from tests.late_games import PERSON_TO_MOVE_ROBOT_WINS_NEXT, late_log
 
 
@@ -121,8 +122,7 @@ def _sim_game(tmp_path: Path, told: list[str], **settings):
 
 def test_a_blocked_camera_is_told_and_the_game_waits(tmp_path: Path) -> None:
     told: list[str] = []
-    # Blocked for longer than a look waits on a fast machine, and a look long enough for three frames on a
-    # loaded one (the watcher's timeout is wall-clock time).
+    # Blocked for longer than a look waits (20 frames of the world's time).
     game_setup, game = _sim_game(tmp_path, told, look_timeout_s=2.0)
     with game_setup:
         game.watcher.camera = _BlockedForAWhile(game.watcher.camera, blocked_reads=60)
@@ -130,6 +130,20 @@ def test_a_blocked_camera_is_told_and_the_game_waits(tmp_path: Path) -> None:
     assert any("cannot see the board" in message for message in told)
     assert summary["winner"] in ("robot", "opponent", "draw")
     assert summary["board_agreement"] is True
+
+
+def test_a_sim_game_waits_in_the_world_s_time(tmp_path: Path) -> None:
+    """However slowly a loaded machine renders, a look waits as long in the world's time as the person acts in."""
+    from robot.game.watcher import BoardUnseenError
+
+    game_setup, game = _sim_game(tmp_path, [], look_timeout_s=1.0)
+    with game_setup:
+        game.watcher.camera = _BlockedForAWhile(game.watcher.camera, blocked_reads=1000)
+        started = game_setup.world.time_s
+        with pytest.raises(BoardUnseenError):
+            game.watcher.look(1.0)
+        waited = game_setup.world.time_s - started
+    assert 1.0 <= waited <= 1.0 + 4 * CAMERA_FRAME_S  # the last frame, and two more to see whether the board moved
 
 
 def test_a_robot_disc_in_the_wrong_column_is_reported_and_the_game_follows_the_board(tmp_path: Path) -> None:
