@@ -4,6 +4,7 @@ in its share of the budget, and the check that the heuristics' move is not prove
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Mapping
 
 from engine.position import Position, centre_first
@@ -118,12 +119,14 @@ def likely_best_first(position: Position, rng: random.Random | None = None) -> l
 def unless_proven_lost(position: Position, answer: SearchResult, limit: Limit, started: float) -> SearchResult:
     """The heuristics' move, unless the weak solver proves in what is left of the budget that it loses:
     then the heuristically next best move, checked the same way, that is not proven to lose. Once a
-    move is proven not to lose, the time left asks whether it wins, and if not, whether one of the moves
-    after it does: a proven win replaces a move that may only draw.
+    move is proven not to lose, the time left looks for a win: first half of it the root's own "is it
+    won?" probe, resumed where the root's solve stopped (the table keeps what it finished), then the
+    moves one by one from the kept one on (_likely_win).
 
     Why: where the whole position is too hard to solve in the budget, one move's loss often is not,
     and the heuristics' near-equal scores in early positions can hide a lost move behind a drawn one,
-    or a drawn move before a won one.
+    or a drawn move before a won one. The root's probe, cut short, is often most of the way to its win;
+    where its order of moves is a poor one, the moves' own proofs may still find one.
     """
     scores = answer.column_scores
     others = sorted(
@@ -140,8 +143,13 @@ def unless_proven_lost(position: Position, answer: SearchResult, limit: Limit, s
         if solved is None:
             break  # out of time: the best move not proven to lose
         if solved.score <= 0:
-            col = _first_proven_win(position, candidates[index:], deadline) or col
-            break
+            halfway = time.perf_counter() + (deadline - time.perf_counter()) / 2
+            root = timed_solve(position, halfway, weak=True, window=(0, 1))
+            if root is None or (root.score >= 1 and root.column is None):
+                col = _likely_win(position, candidates[index:], deadline)
+            elif root.score >= 1:
+                col = root.column
+            break  # (else the game is not won: the move not proven to lose keeps the draw)
     else:
         return answer  # every move loses: the heuristics' pick is as good as any
     if col == answer.column:
@@ -149,12 +157,30 @@ def unless_proven_lost(position: Position, answer: SearchResult, limit: Limit, s
     return SearchResult(col, scores[col], False, answer.depth, answer.nodes, ms_since(started), (col,), scores)
 
 
-def _first_proven_win(position: Position, columns: list[int], deadline: float) -> int | None:
-    """The first of `columns` the weak solver proves to win before `deadline`, or None."""
+def _likely_win(position: Position, columns: list[int], deadline: float) -> int:
+    """The first of `columns` the weak solver proves to win before `deadline`, the first of them (proven
+    not to lose) else. Unless that one is proven only to draw: then the move whose proof of a win was cut
+    short, once proven not to lose, since it draws at least and may win.
+
+    Why: a heuristically best move that only draws, where the moves after it are too hard to prove won in
+    the time left, would otherwise give away a won game's value for certain."""
+    kept, kept_draws = columns[0], False
     for col in columns:
-        solved = timed_solve(position.play(col), deadline, weak=True, window=(-1, 0))
-        if solved is None:
-            return None
-        if solved.score <= -1:
+        if position.is_winning_move(col):
             return col
-    return None
+        child = position.play(col)
+        if col != kept:
+            if child.is_draw():
+                continue
+            solved = timed_solve(child, deadline, weak=True, window=(0, 1))
+            if solved is None:
+                break
+            if solved.score > 0:
+                continue  # it loses
+        solved = timed_solve(child, deadline, weak=True, window=(-1, 0))
+        if solved is None:
+            return col if kept_draws else kept
+        if solved.score < 0:
+            return col
+        kept_draws = kept_draws or col == kept
+    return kept

@@ -136,6 +136,21 @@ def test_a_heuristic_move_that_only_draws_gives_way_to_a_proven_win() -> None:
     assert unless_proven_lost(position, answer, Limit(time=3.0), time.perf_counter()).column == 4
 
 
+def test_a_heuristic_move_that_only_draws_gives_way_to_the_roots_proven_win() -> None:
+    """A won position whose heuristically best move (column 6) only draws and holds no quick proof of
+    anything but that (its win proof would take about 8 M nodes): once column 6 is proven not to lose, the
+    root's own probe for a win names a winning column."""
+    position = Position.from_moves("52511551752")
+    solver = Solver(64)
+    assert solver.solve(position.play(5), weak=True).score == 0
+    # Column 6 first, then the moves whose win proofs take longest: asked one by one, as the loss check
+    # once did, they take about 16 M nodes before a win (about a second here); the root's probe needs 2 M.
+    scores = (-15, -9, -8, -16, -7, 20, -12)
+    answer = SearchResult(5, 20, False, 1, 7, 0.0, (5,), scores)
+    checked = unless_proven_lost(position, answer, Limit(time=1.0), time.perf_counter())
+    assert checked.column != 5 and solver.solve(position.play(checked.column), weak=True).score == -1
+
+
 def test_within_the_proofs_reach_the_heuristics_only_order_the_moves_for_the_loss_check() -> None:
     """Past the early book (11 plies, a won position the solver proves in about 9,000 nodes): with the root's
     solve kept from finishing by the node limit, the heuristics search one ply and the loss check's proofs
