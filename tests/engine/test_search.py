@@ -11,6 +11,7 @@ import pytest
 from engine.exact_answer import unless_proven_lost
 from engine.position import Position
 from engine.search import Limit, SearchResult, search
+from engine.search_state import solver
 from engine.solver import Solver
 
 
@@ -125,7 +126,8 @@ def test_a_heuristic_move_proven_to_lose_is_replaced_by_the_next_best() -> None:
 
 def test_a_heuristic_move_that_only_draws_gives_way_to_a_proven_win() -> None:
     """From Test_L1_R3: a won position where the heuristics' move (column 3) only draws; column 5,
-    their second choice, wins, which the weak solver proves in a few hundred thousand nodes."""
+    their second choice, wins, which the weak solver proves in a few hundred thousand nodes (the root's
+    own probe for a win, asked first, may name another winning column)."""
     position = Position.from_moves("72312275551")
     solver = Solver(16)
     assert (
@@ -133,22 +135,39 @@ def test_a_heuristic_move_that_only_draws_gives_way_to_a_proven_win() -> None:
     )
     scores = (7, 6, 14, -30, 13, 5, -20)
     answer = SearchResult(2, 14, False, 10, 1000, 0.0, (2,), scores)
-    assert unless_proven_lost(position, answer, Limit(time=3.0), time.perf_counter()).column == 4
+    checked = unless_proven_lost(position, answer, Limit(time=3.0), time.perf_counter()).column
+    assert checked != 2 and solver.solve(position.play(checked), weak=True).score == -1
 
 
 def test_a_heuristic_move_that_only_draws_gives_way_to_the_roots_proven_win() -> None:
-    """A won position whose heuristically best move (column 6) only draws and holds no quick proof of
-    anything but that (its win proof would take about 8 M nodes): once column 6 is proven not to lose, the
-    root's own probe for a win names a winning column."""
+    """A won position whose heuristically best move (column 6) only draws, and whose win proofs one move
+    at a time take about 16 M nodes in this order (about a second here). The root's own probe for a win,
+    which the root's solve leaves in the table when cut short (here finished beforehand, so that the test
+    does not hang on the machine's speed), names a winning column once column 6 is proven not to lose."""
     position = Position.from_moves("52511551752")
-    solver = Solver(64)
-    assert solver.solve(position.play(5), weak=True).score == 0
-    # Column 6 first, then the moves whose win proofs take longest: asked one by one, as the loss check
-    # once did, they take about 16 M nodes before a win (about a second here); the root's probe needs 2 M.
-    scores = (-15, -9, -8, -16, -7, 20, -12)
+    table = solver()
+    table.clear()
+    assert table.solve(position, weak=True, window=(0, 1)).score == 1
+    assert table.solve(position.play(5), weak=True, window=(0, 1)).score <= 0  # column 6 does not lose
+    scores = (-15, -9, -8, -16, -7, 20, -12)  # column 6 first, then the moves whose win proofs take longest
     answer = SearchResult(5, 20, False, 1, 7, 0.0, (5,), scores)
-    checked = unless_proven_lost(position, answer, Limit(time=1.0), time.perf_counter())
-    assert checked.column != 5 and solver.solve(position.play(checked.column), weak=True).score == -1
+    checked = unless_proven_lost(position, answer, Limit(time=0.5), time.perf_counter())
+    assert checked.column != 5 and Solver(16).solve(position.play(checked.column), weak=True).score == -1
+
+
+def test_a_kept_move_proven_to_draw_gives_way_to_one_not_lost_whose_win_is_open() -> None:
+    """A drawn position from the hard random ones: column 4 draws, column 6 does not lose, and neither the
+    root's win probe nor column 6's fits a 0.2 s budget (about 7 M nodes each). With column 4's value and
+    column 6's "does not lose" in the table beforehand (as a previous move's solves leave them), column 4
+    is proven to draw at once, so column 6, which may still win, is played."""
+    position = Position.from_moves("64277132154")
+    table = solver()
+    table.clear()
+    assert table.solve(position.play(3), weak=True).score == 0
+    assert table.solve(position.play(5), weak=True, window=(0, 1)).score <= 0
+    scores = (-20, -15, -9, 20, -8, 10, -12)  # column 4 first, then column 6
+    answer = SearchResult(3, 20, False, 1, 7, 0.0, (3,), scores)
+    assert unless_proven_lost(position, answer, Limit(time=0.2), time.perf_counter()).column == 5
 
 
 def test_within_the_proofs_reach_the_heuristics_only_order_the_moves_for_the_loss_check() -> None:
