@@ -47,11 +47,11 @@ REFERENCE_VALID_SHARE = 0.5
 # A hole changed this much (weighted Lab, a patch's median) has something new in it: a disc dropped in moves its patches
 # by 50 or more, a webcam's noise by under UNCHANGED_DISTANCE.
 CHANGED_DISTANCE = 30.0
-# A disc in a hole changes every patch inside its rim (the ring's sectors and the rays' inside band); a hole that shows
-# the edge of the disc below it (seen from above, through a thin face) changes one or two of them: at most this many
-# changed, no disc is in the hole.
+# A disc in a hole changes its patches inside and on the rim (the ring's sectors, the rays' inside and rim bands):
+# all of them, or, a disc of nearly the room's colour, its rim all round; a hole that shows the edge of the disc
+# below it (seen from above, through a thin face) changes one or two of them. At most this many changed: no disc.
 MOST_INNER_CHANGED = 2
-INNER_PATCHES = SECTOR_COUNT + RAY_COUNT // RAYS_PER_PATCH
+INNER_PATCHES = SECTOR_COUNT + 2 * (RAY_COUNT // RAYS_PER_PATCH)
 # A person's disc read from its hole's change: its colour at most this share of its distance from the robot's, and
 # the confidence it is read at (below SURE: the reader could not tell it; at or above the stabiliser's floor).
 PERSON_COLOUR_SHARE = 0.5
@@ -117,9 +117,10 @@ def patch_changes(reference: np.ndarray, samples: HoleSamples) -> np.ndarray:
 
 
 def discless_holes(reference: np.ndarray, samples: HoleSamples) -> np.ndarray:
-    """(rows, cols) bool, row 0 at the bottom: the holes with no disc in them, their insides looking as in the
-    reference frame (`reference`: reference_patches of it, sampled at the same corners as `samples`) but for a patch
-    or two (MOST_INNER_CHANGED): the rim of a disc next to a hole may show in it, what fills a hole changes it all."""
+    """(rows, cols) bool, row 0 at the bottom: the holes with no disc in them, their insides and rims looking as in
+    the reference frame (`reference`: reference_patches of it, sampled at the same corners as `samples`) but for a
+    patch or two (MOST_INNER_CHANGED): the edge of a disc next to a hole may show in it; a disc in it changes its
+    inside, or its rim all round (a black disc before a black room)."""
     inner = np.linalg.norm(_patches_of(samples)[:, :INNER_PATCHES] - reference[:, :INNER_PATCHES], axis=2)
     return ((inner >= UNCHANGED_DISTANCE).sum(axis=1) <= MOST_INNER_CHANGED).reshape(samples.shape)
 

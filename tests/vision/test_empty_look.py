@@ -139,6 +139,24 @@ def test_the_edge_of_a_disc_in_the_hole_above_is_no_disc_there(seen_from_above: 
     assert trusted.confidence[0, 3] == 0.5, "the hole the disc fills changed: never read sure and empty"
 
 
+def test_a_disc_of_the_room_s_colour_changes_its_rim_all_round_and_is_no_empty_hole(seen_from_above: Table) -> None:
+    """A black ring disc before a black room leaves the hole's inside nearly as it was: its rim, changed all round,
+    still says a disc is there; the edge of a disc, one side of the rim, does not."""
+    table = seen_from_above
+    frame = table.world.render_camera()
+    centres = table.world.hole_centres_px()
+    pitch = float(np.linalg.norm(centres[0, 4] - centres[0, 3]))
+    ys, xs = np.mgrid[: frame.shape[0], : frame.shape[1]]
+    x, y = centres[0, 3]
+    radius = np.hypot(xs - x, ys - y) / pitch
+    rim = (radius >= 0.27) & (radius <= 0.36)
+    ringed, edged = frame.copy(), frame.copy()
+    ringed[rim] = (40, 40, 40)
+    edged[rim & (ys > y + 0.25 * pitch)] = (40, 40, 40)
+    assert not discless_holes(table.reference, sample_holes(ringed, table.corners, SHAPE))[0, 3]
+    assert discless_holes(table.reference, sample_holes(edged, table.corners, SHAPE))[0, 3]
+
+
 def test_the_empty_look_is_taken_again_where_the_game_knows_a_hole_empty(seen_from_above: Table) -> None:
     table = seen_from_above
     frame = table.frame_with((3, 1))
