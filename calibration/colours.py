@@ -25,6 +25,10 @@ DISC_CHANGE_MIN = 15.0
 COLOUR_DIFFERENCE_MIN = 40.0
 # A colour is too close to the empty holes when more than this share of the known-empty holes look like it.
 EMPTY_LOOKALIKE_SHARE = 0.25
+# Given a frame of the empty board, a disc is the pixels round its hole's centre that changed by DISC_CHANGE_MIN at
+# least, where this share of them did (behind a thick face seen from aside the tunnel's wall, unchanged, fills the
+# rest); else all of them.
+CHANGED_SHARE = 0.25
 
 Cell = tuple[int, int]
 
@@ -71,7 +75,8 @@ def colours_from_columns(
     before = None if empty_frame_bgr is None else _hole_bgr(empty_frame_bgr, board)
     above = [(1, column) for column in used]
     robot_cells, person_cells = [(0, c) for c in robot_columns], [(0, c) for c in person_columns]
-    return colours_from_discs(frame_bgr, board, robot_cells, person_cells, above, before)
+    holes = None if empty_frame_bgr is None else _hole_bgr(frame_bgr, board, empty_frame_bgr)
+    return colours_from_discs(frame_bgr, board, robot_cells, person_cells, above, before, holes)
 
 
 def separation_problem(
@@ -97,19 +102,22 @@ def colours_from_discs(
     person_cells: Sequence[Cell],
     empty_cells: Sequence[Cell] = (),
     before: np.ndarray | None = None,
+    holes: np.ndarray | None = None,
 ) -> ColourCalibration:
     """The robot's and the person's colours from discs at known cells (row 0 at the bottom, 0-based), each the
     median over its discs.
 
     Each disc must differ from the holes known empty in this frame (`empty_cells`: a colour that more than
     EMPTY_LOOKALIKE_SHARE of them, or the one, look like is refused) or, given `before` ((rows, cols, 3) BGR of the
-    board before the discs went in), from its own hole then. Raises CalibrationFailedError, naming
-    the column, for a disc that looks like the empty holes, and for two colours that look alike.
+    board before the discs went in), from its own hole then. `holes` ((rows, cols, 3) BGR): what fills every hole of
+    the frame, as `_hole_bgr` finds it (given a frame of the empty board, what changed), else found here. Raises
+    CalibrationFailedError, naming the column, for a disc that looks like the empty holes, and for two colours that
+    look alike.
     """
     from vision.colour_names import colour_letters
     from vision.hole_samples import in_board_light, local_light, sample_holes, to_weighted_lab
 
-    holes = _hole_bgr(frame_bgr, board)
+    holes = _hole_bgr(frame_bgr, board) if holes is None else holes
     samples = []
     for cells in (robot_cells, person_cells):
         if not cells:
@@ -145,10 +153,11 @@ def colours_from_discs(
     return ColourCalibration(robot_letter, person_letter, tuple(samples[0]), tuple(samples[1]))
 
 
-def _hole_bgr(frame_bgr: np.ndarray, board: BoardCalibration) -> np.ndarray:
-    """(rows, cols, 3) BGR of what fills every hole (calibration.board.hole_colours), a ring disc's colour seen
-    round its hole (vision.rim_band.with_ring_discs): behind a face thick enough to hide part of the holes, the band
-    in each hole's lens (vision.deep_holes.in_lenses), not the tunnel's wall beside it."""
+def _hole_bgr(frame_bgr: np.ndarray, board: BoardCalibration, empty_frame_bgr: np.ndarray | None = None) -> np.ndarray:
+    """(rows, cols, 3) BGR of what fills every hole (calibration.board.hole_colours), a ring disc's colour seen round
+    its hole (vision.rim_band.with_ring_discs): behind a face thick enough to hide part of the holes, the band in each
+    hole's lens (vision.deep_holes.in_lenses), not the tunnel's wall beside it, and given a frame of the empty board,
+    what changed round each hole's centre since (`_changed_fillings`): the disc, not the wall."""
     from calibration.board import hole_colours
     from vision.deep_holes import in_lenses, seen_thickness
     from vision.hole_samples import sample_holes
@@ -156,5 +165,35 @@ def _hole_bgr(frame_bgr: np.ndarray, board: BoardCalibration) -> np.ndarray:
 
     corners, shape = np.asarray(board.corners_px, float), (board.rows, board.cols)
     thickness = seen_thickness(frame_bgr, corners, shape)
-    lenses = in_lenses(sample_holes(frame_bgr, corners, shape), frame_bgr, corners, thickness) if thickness else None
-    return with_ring_discs(frame_bgr, corners, shape, hole_colours(frame_bgr, board), lenses)
+    if not thickness:
+        return with_ring_discs(frame_bgr, corners, shape, hole_colours(frame_bgr, board))
+    lenses = in_lenses(sample_holes(frame_bgr, corners, shape), frame_bgr, corners, thickness)
+    centres = (
+        hole_colours(frame_bgr, board)
+        if empty_frame_bgr is None
+        else _changed_fillings(frame_bgr, empty_frame_bgr, board)
+    )
+    return with_ring_discs(frame_bgr, corners, shape, centres, lenses)
+
+
+def _changed_fillings(frame_bgr: np.ndarray, empty_frame_bgr: np.ndarray, board: BoardCalibration) -> np.ndarray:
+    """(rows, cols, 3) mean BGR in a small disc round every hole's centre (as calibration.board.hole_colours) of the
+    pixels that differ from the empty board's by DISC_CHANGE_MIN, where CHANGED_SHARE of them do: a disc set deep
+    behind a thick face and seen from aside shows to one side of the centre, the tunnel's wall on the other."""
+    from calibration.board import HOLE_SAMPLE_RADIUS_PITCH
+    from vision.geometry import hole_centres_px, hole_pitch_px
+
+    if np.shape(empty_frame_bgr) != np.shape(frame_bgr):
+        raise ValueError(f"the empty board's frame is {np.shape(empty_frame_bgr)}, the discs' {np.shape(frame_bgr)}")
+    corners, shape = np.asarray(board.corners_px, float), (board.rows, board.cols)
+    radius = max(2, int(HOLE_SAMPLE_RADIUS_PITCH * hole_pitch_px(corners, shape)))
+    dy, dx = np.mgrid[-radius : radius + 1, -radius : radius + 1]
+    inside = dx * dx + dy * dy <= radius * radius
+    centres = np.round(hole_centres_px(corners, shape)).astype(int)
+    height, width = frame_bgr.shape[:2]
+    xs = np.clip(centres[..., 0, None] + dx[inside], 0, width - 1)
+    ys = np.clip(centres[..., 1, None] + dy[inside], 0, height - 1)
+    pixels = frame_bgr[ys, xs].astype(np.float64)  # (rows, cols, n, 3)
+    changed = np.linalg.norm(pixels - empty_frame_bgr[ys, xs], axis=3) >= DISC_CHANGE_MIN
+    kept = np.where((changed.mean(axis=2) >= CHANGED_SHARE)[..., None], changed, True)
+    return (pixels * kept[..., None]).sum(axis=2) / kept.sum(axis=2)[..., None]

@@ -23,6 +23,14 @@ from vision.rim_band import Band
 # disc's edge by 0.05 pitch), may be that disc.
 DISC_LIKE_SHARE = 0.8
 UNPROVEN_DENT_PITCH = 0.08
+# Or whose ring is a disc colour in about the light it was calibrated in (CUT_DISC_LIGHT_RANGE) this much, however
+# short of the rim it stops on one side: a disc in its slot behind a thick face seen from aside shows a crescent (the
+# tunnel's wall hides one side of it), a ring disc's hole adding the room in its middle, its colour in two fifths of
+# the ring; an empty hole shows the room and the tunnel's wall, a disc colour in a quarter at most. A loose disc
+# lying behind the board, in its shadow, is darker; a room of a disc's hue far lighter or darker (grey walls behind
+# white discs) is no disc either.
+CUT_DISC_SHARE = 0.4
+CUT_DISC_LIGHT_RANGE = (0.88, 1.5)
 # Or, where the hole's middle shows a ring, whose band just inside the rim is one colour this much of the way round
 # (vision.rim_band, no sector spared), however short of the rim it seems to stop: a wide ring seen from 40 degrees
 # aside shows the room through its hole right to the rim on one side, as a loose disc behind the board leaves a
@@ -79,7 +87,11 @@ def unproven_empty(
         if claimed is not None:
             in_some_light &= ~claimed
         like_a_disc = ((in_some_light.mean(axis=2) >= DISC_LIKE_SHARE) & (dents.T <= UNPROVEN_DENT_PITCH)).any(axis=0)
-        unproven |= empty & like_a_disc
+        in_its_light = shaded_distances(samples.pixels, np.asarray(colours), CUT_DISC_LIGHT_RANGE) < MATCH_RADIUS
+        if claimed is not None:
+            in_its_light &= ~claimed
+        cut_short = (in_its_light.mean(axis=2) >= CUT_DISC_SHARE).any(axis=0)
+        unproven |= empty & (like_a_disc | cut_short)
         if band is not None:
             unproven |= empty & (band.all_round(band.distances(colours)) >= BAND_DISC_LIKE_SHARE).any(axis=1)
     return _could_hold_a_disc(unproven.reshape(grid.shape), grid, samples)
