@@ -34,7 +34,7 @@ from vision.colour_model import ColourModel
 from vision.hole_samples import face_colour, sample_holes
 from vision.localise import BoardNotFoundError, locate_board
 from vision.moves import players_grid
-from vision.reading import CLEAR_BOARD_SHARE, COVERED_BOARD
+from vision.reading import COVERED_BOARD
 from vision.reliability import SURE
 from vision.stale_colours import STALE_COLOURS
 from vision.unchanged import (
@@ -285,14 +285,6 @@ class BoardWatcher:
         moved_px = None if covers else self.board_moved_px()
         raise BoardUnseenError(why, covers_board=covers, board_moved_px=moved_px)
 
-    def _where_calibrated(self, frame: np.ndarray) -> bool:
-        """Whether most holes the game knows empty look as on the empty board at the calibrated corners
-        (CLEAR_BOARD_SHARE): the board has not moved, however a dark or ring-shaped make fools the board's finder."""
-        if self.empty_reference is None or self.known_board is None or not (self.known_board == 0).any():
-            return False
-        clear = as_on_empty_board(frame, self.corners, self.shape, self.empty_reference)
-        return float(clear[self.known_board == 0].mean()) >= CLEAR_BOARD_SHARE
-
     def board_moved_px(self, frame: np.ndarray | None = None) -> float | None:
         """How far (px, the largest corner's shift) the board lies from the calibrated corners, when it is found
         elsewhere by a third of a hole's pitch or more in `frame` (default: the last frame) and in the camera's next
@@ -300,7 +292,7 @@ class BoardWatcher:
         (a hand passing in front makes a lattice of its own, never the same twice) or does not read clean where it
         is found."""
         frame = self.last_frame if frame is None else frame
-        if self.corners is None or frame is None or self._where_calibrated(frame):
+        if self.corners is None or frame is None:
             return None
         calibrated = np.asarray(self.corners, dtype=float)
         pitch_px = np.linalg.norm(calibrated[1] - calibrated[0]) / max(self.shape[1] - 1, 1)
