@@ -39,22 +39,19 @@ from vision.empty_proof import (
     unproven_empty,
 )
 from vision.gravity import best_legal_grid, count_problem
-from vision.hole_fill import fill_dents, reach_limits
-from vision.hole_samples import BLACK, FACE_LIGHT_RANGE, RAY_RADII_PITCH, HoleSamples, shaded_distances
+from vision.hole_samples import HoleSamples, shaded_distances
 from vision.occlusion import OCCLUDED_CONFIDENCE
 from vision.rim_band import Band, banded, with_burnt_middles
 from vision.ring_coverage import SHADING_RANGE, colour_distances, coverage
 from vision.room_lookalikes import ROOM_LIKE_DISC_CONFIDENCE, room_like_discs
+from vision.slot_walls import DENT_TOLERANCE_PITCH, colour_dents
 
 BACKGROUND_ROUNDS = 3
 COVERAGE_THRESHOLD = 0.5
 COVERAGE_GAIN = 12.0
 MISSING_COVERAGE_GAIN = 30.0
 DISCARDED_EVIDENCE_COST = 0.5
-# A disc in its slot reaches the rim all round but for the thin front plate and the rim's shadow; a loose disc
-# behind, off by a third of a hole radius, leaves a wider crescent. 0.01 pitch past the tolerance costs what a full
-# ring gains.
-DENT_TOLERANCE_PITCH = 0.02
+# 0.01 pitch past the tolerance (vision.slot_walls.DENT_TOLERANCE_PITCH) costs what a full ring gains.
 DENT_COST_PER_PITCH = 600.0
 COLOUR_COST = 1.0
 DULL_COLOUR_COST = 14.0
@@ -71,14 +68,6 @@ PARTLY_FILLED_CONFIDENCE = 0.8
 # With calibrated colours every cell's colour is trusted on its own, so the counts are left free: a person
 # who drops two discs or plays the robot's colour must show up as such for the move detector.
 FREE_COUNTS = 0.0
-# The hole's inner wall is the face's material, lit or in the rim's shadow (as vision.hole_samples finds the face).
-WALL_SHADING_RANGE = FACE_LIGHT_RANGE
-# Below this weighted-Lab lightness (a black board) the face's shades and the dark behind the board look alike.
-WALL_LIGHTNESS = 10.0
-# The front plate seen from up to 40 degrees aside hides this much of a disc in its slot behind it.
-WALL_PITCH = 0.08
-# A disc in its slot is lit at least this share of the light its colour was calibrated in, in the median of its pixels.
-SLOT_LIGHT = 0.9
 
 
 @dataclass(frozen=True)
@@ -106,48 +95,6 @@ def _dullness_cost(colour: np.ndarray) -> float:
     """Log prior cost per disc of a colour: none for vivid plastic colours, growing as the colour greys out."""
     chroma = float(np.hypot(colour[1], colour[2]))
     return DULL_COLOUR_COST * max(0.0, 1.0 - chroma / SATURATED_CHROMA)
-
-
-def _dents(samples: HoleSamples, colours: tuple[np.ndarray, ...] | list[np.ndarray], walls: bool = False) -> np.ndarray:
-    """(holes, colours) how far short of the rim each colour stops in its holes' worst directions (vision.hole_fill);
-    with `walls`, where the colour is lit in its hole as a disc in its slot is (`_in_slot_light`), a thin crescent of
-    the hole's inner wall (the face's material in some light, within WALL_PITCH of the rim) taken for the colour: a
-    disc in its slot seen from aside shows that much of the wall on its far side. Only for calibrated disc colours:
-    the room seen through an empty hole shows a crescent of wall too, and among colours learnt from the frame it may
-    pass for a disc. A face too dark to tell its wall from the shadows behind the board (WALL_LIGHTNESS) shows none."""
-    colours = np.asarray(colours).reshape(-1, 3)
-    dents = fill_dents(samples.rays, samples.rim_offsets, colours, samples.face, MATCH_RADIUS)
-    if not walls or samples.face[0] < WALL_LIGHTNESS:
-        return dents
-    limit = reach_limits(samples.rim_offsets, samples.rays.shape[1])
-    near_rim = limit[..., None] - WALL_PITCH <= RAY_RADII_PITCH
-    wall = near_rim & (shaded_distances(samples.rays, samples.face[None], WALL_SHADING_RANGE)[0] < MATCH_RADIUS)
-    in_slot = _in_slot_light(samples, colours)
-    for index, colour in enumerate(colours):
-        holes = np.flatnonzero(in_slot[index] & (dents[:, index] > DENT_TOLERANCE_PITCH))
-        if len(holes):
-            walled = np.where(wall[holes, ..., None], colour.astype(np.float32), samples.rays[holes])
-            dents[holes, index] = fill_dents(
-                walled, samples.rim_offsets[holes], colour[None], samples.face, MATCH_RADIUS
-            )[:, 0]
-    return dents
-
-
-def _in_slot_light(samples: HoleSamples, colours: np.ndarray) -> np.ndarray:
-    """(colours, holes) whether each colour's pixels in each hole's ring are, in the median, lit at least SLOT_LIGHT of
-    the light the colour was calibrated in: a disc in its slot is lit as the colour step's disc was, a loose disc
-    lying behind the board is in its shadow."""
-    shifted = samples.pixels - BLACK
-    references = colours - BLACK
-    light = np.einsum("hnc,kc->khn", shifted, references) / (references * references).sum(axis=1)[:, None, None]
-    matching = shaded_distances(samples.pixels, colours, SHADOW_RANGE) < MATCH_RADIUS
-    median = np.array(
-        [
-            [np.median(light[k, h][matching[k, h]]) if matching[k, h].any() else 0.0 for h in range(len(shifted))]
-            for k in range(len(colours))
-        ]
-    )
-    return median >= SLOT_LIGHT
 
 
 def _cell_scores(
@@ -259,7 +206,7 @@ def _best_hypothesis(samples: HoleSamples, band: Band) -> _Outcome:
         if indices and np.isnan(dents).all():
             dents[:] = 0.0
             can_fill = [i for i in range(len(candidates)) if alone[i].max() > 0]
-            dents[:, can_fill] = _dents(samples, [candidates[i] for i in can_fill])
+            dents[:, can_fill] = colour_dents(samples, [candidates[i] for i in can_fill])
         cell_scores = _with_crescents(cell_scores, dents[:, list(indices)])
         if best is not None and _bound(cell_scores, len(indices)) <= best.score:
             continue
@@ -382,7 +329,7 @@ def classify(
         samples, band = banded(samples)
     if reference_colours is not None:
         colours = tuple(reference_colours)
-        dents = _dents(samples, colours, walls=True)
+        dents = colour_dents(samples, colours, walls=True)
         band_covered = band.coverage(band.distances(colours))
         cell_scores = _cell_scores(samples, colours, colour_distances(samples, colours), None, band_covered, False)
         cell_scores = _with_crescents(cell_scores, dents)
