@@ -104,17 +104,21 @@ def test_a_clear_board_before_a_pale_wall_is_not_taken_for_a_covered_one() -> No
     assert (reading.grid == 0).all()
 
 
-def test_a_hand_in_front_is_still_covered_with_the_empty_look(white_board: Table) -> None:
-    world = white_board.world
-    hand = Hand(world.client, HandLook(skin_rgb=SKIN_TONES[2], sleeve_rgb=(0.2, 0.3, 0.6), bare_forearm_m=0.05))
+def _frame_with_hand(world: World, skin: tuple, sleeve: tuple, fingertip_height_m: float):
+    """A frame with a hand held before the board, its fingertips at that height, and (rows, cols) which holes it hides."""
+    hand = Hand(world.client, HandLook(skin_rgb=skin, sleeve_rgb=sleeve, bare_forearm_m=0.05))
     try:
-        hand.place(np.array([0.0, -0.05, 0.10]), (0.0, 0.0, 0.0, 1.0), np.array([0.30, -0.38, 0.10]))
+        hand.place(np.array([0.0, -0.05, fingertip_height_m]), (0.0, 0.0, 0.0, 1.0), np.array([0.30, -0.38, 0.10]))
         hidden = hand.pixels(world.camera)
         frame = world.render_camera()
     finally:
         hand.remove()
     x, y = np.round(world.hole_centres_px()).astype(int).transpose(2, 0, 1)
-    behind_the_hand = hidden[y, x]
+    return frame, hidden[y, x]
+
+
+def test_a_hand_in_front_is_still_covered_with_the_empty_look(white_board: Table) -> None:
+    frame, behind_the_hand = _frame_with_hand(white_board.world, SKIN_TONES[2], (0.2, 0.3, 0.6), 0.10)
     assert behind_the_hand.sum() >= 3, "the hand must hide some holes for this test"
     clear = as_on_empty_board(frame, white_board.corners, SHAPE, white_board.reference)
     assert not clear[behind_the_hand].any()
@@ -200,16 +204,9 @@ def test_a_persons_disc_the_reader_cannot_tell_is_read_from_its_hole_below_full_
 
 def test_no_persons_disc_is_read_while_a_hand_is_in_front(seen_from_above: Table) -> None:
     """Even where the reader missed the hand (nothing read covered), a hand over the bottom row is no disc."""
-    table, world = seen_from_above, seen_from_above.world
-    hand = Hand(world.client, HandLook(skin_rgb=SKIN_TONES[4], sleeve_rgb=(0.8, 0.6, 0.1), bare_forearm_m=0.05))
-    try:
-        hand.place(np.array([0.0, -0.05, 0.04]), (0.0, 0.0, 0.0, 1.0), np.array([0.30, -0.38, 0.10]))
-        hidden = hand.pixels(world.camera)
-        frame = world.render_camera()
-    finally:
-        hand.remove()
-    x, y = np.round(world.hole_centres_px()).astype(int).transpose(2, 0, 1)
-    assert hidden[y, x][0].any(), "the hand must hide a hole of the bottom row for this test"
+    table = seen_from_above
+    frame, behind_the_hand = _frame_with_hand(table.world, SKIN_TONES[4], (0.8, 0.6, 0.1), 0.04)
+    assert behind_the_hand[0].any(), "the hand must hide a hole of the bottom row for this test"
     known = np.zeros(SHAPE, np.int8)
     reading = vision.read(frame, SHAPE, table.corners)
     for column in range(SHAPE[1]):
