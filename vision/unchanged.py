@@ -121,8 +121,13 @@ def discless_holes(reference: np.ndarray, samples: HoleSamples) -> np.ndarray:
     the reference frame (`reference`: reference_patches of it, sampled at the same corners as `samples`) but for a
     patch or two (MOST_INNER_CHANGED): the edge of a disc next to a hole may show in it; a disc in it changes its
     inside, or its rim all round (a black disc before a black room)."""
-    inner = np.linalg.norm(_patches_of(samples)[:, :INNER_PATCHES] - reference[:, :INNER_PATCHES], axis=2)
+    inner = _inner_changes(reference, samples)
     return ((inner >= UNCHANGED_DISTANCE).sum(axis=1) <= MOST_INNER_CHANGED).reshape(samples.shape)
+
+
+def _inner_changes(reference: np.ndarray, samples: HoleSamples) -> np.ndarray:
+    """(holes, INNER_PATCHES): how far each patch inside a hole and on its rim moved from the reference's."""
+    return np.linalg.norm(_patches_of(samples)[:, :INNER_PATCHES] - reference[:, :INNER_PATCHES], axis=2)
 
 
 def unchanged_holes(reference: np.ndarray, samples: HoleSamples) -> np.ndarray:
@@ -147,7 +152,7 @@ def refreshed_reference(
     unchanged but for a patch or two (the edge of a disc just dropped next to them), or changed by less than a disc
     does (light that drifted since). Later frames are then judged against the look of the last confirmed board."""
     samples = _looked_at(frame, corners, shape)
-    inner = np.linalg.norm(_patches_of(samples)[:, :INNER_PATCHES] - reference[:, :INNER_PATCHES], axis=2)
+    inner = _inner_changes(reference, samples)
     drifted = (inner.max(axis=1) < CHANGED_DISTANCE).reshape(shape)
     renewed = (np.asarray(empty, dtype=bool) & (drifted | discless_holes(reference, samples))).ravel()
     refreshed = reference.copy()
