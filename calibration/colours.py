@@ -72,10 +72,13 @@ def colours_from_columns(
     if len(set(used)) < len(used):
         twice = next(column for column in used if used.count(column) > 1)
         raise ValueError(f"the discs need different columns: column {twice + 1} is given twice")
-    before = None if empty_frame_bgr is None else _hole_bgr(empty_frame_bgr, board)
     above = [(1, column) for column in used]
     robot_cells, person_cells = [(0, c) for c in robot_columns], [(0, c) for c in person_columns]
-    holes = None if empty_frame_bgr is None else _hole_bgr(frame_bgr, board, empty_frame_bgr)
+    before = holes = None
+    if empty_frame_bgr is not None:
+        before = _hole_bgr(empty_frame_bgr, board)
+        _same_but_the_discs(before, _hole_bgr(frame_bgr, board), [*robot_cells, *person_cells])
+        holes = _hole_bgr(frame_bgr, board, empty_frame_bgr)
     return colours_from_discs(frame_bgr, board, robot_cells, person_cells, above, before, holes)
 
 
@@ -151,6 +154,18 @@ def colours_from_discs(
     lab = to_weighted_lab(np.array([samples], np.float64).clip(0, 255).astype(np.uint8))[0]
     robot_letter, person_letter = colour_letters([lab[0], lab[1]])
     return ColourCalibration(robot_letter, person_letter, tuple(samples[0]), tuple(samples[1]))
+
+
+def _same_but_the_discs(before: np.ndarray, after: np.ndarray, disc_cells: Sequence[Cell]) -> None:
+    """Raise CalibrationFailedError unless the holes other than the discs' look as in the empty board's frame: a
+    camera, board or light that moved between the two frames would make every change look like a disc."""
+    others = np.ones(before.shape[:2], bool)
+    others[tuple(np.transpose(disc_cells))] = False
+    if np.median(np.linalg.norm(after[others] - before[others], axis=1)) >= DISC_CHANGE_MIN:
+        raise CalibrationFailedError(
+            "the board looks different from its empty picture beyond the discs: the camera, the board or the light "
+            "moved between the two pictures; take both again"
+        )
 
 
 def _hole_bgr(frame_bgr: np.ndarray, board: BoardCalibration, empty_frame_bgr: np.ndarray | None = None) -> np.ndarray:

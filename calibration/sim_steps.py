@@ -85,19 +85,21 @@ def sim_drops(setup: Setup, world: Any) -> tuple[BoardCalibration, tuple[ArmPose
     return board_now, drops, checks, error_mm
 
 
-def sim_colour_frame(world: Any, robot_column: int, person_column: int) -> np.ndarray:
-    """A frame of the sim board with a disc of the sim robot's colour and one of the person's in the given columns.
+def sim_colour_frames(world: Any, robot_column: int, person_column: int) -> tuple[np.ndarray, np.ndarray]:
+    """Two frames of the sim board: as it is, then with a disc of the sim robot's colour and one of the person's
+    in the given columns (the step tells a disc by what changed in its hole).
 
     The robot's colour is the one `play --sim` gives it (SIM_ROBOT_DISCS), so the file and the game agree.
     """
     from calibration.sim_truth import SIM_ROBOT_DISCS
 
+    empty = world.render_camera()
     cols = world.config.board.columns
     if 0 <= robot_column < cols and 0 <= person_column < cols and robot_column != person_column:
         world.drop_disc(robot_column, SIM_ROBOT_DISCS)
         world.drop_disc(person_column, 3 - SIM_ROBOT_DISCS)
         world.wait_until_settled()
-    return world.render_camera()
+    return empty, world.render_camera()
 
 
 def lands_right(world: Any, tester: ArmDropTester, column: int, pose: ArmPose) -> bool:

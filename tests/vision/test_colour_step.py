@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import RED_BGR, YELLOW_BGR, Scene, render_board
+from conftest import PITCH_PX, RED_BGR, YELLOW_BGR, Scene, render_board
 
 from calibration.colours import colours_from_discs, colours_from_frame
 from calibration.failures import CalibrationFailedError
@@ -85,7 +85,7 @@ def _run_colours_step(tmp_path, image: np.ndarray, corners: np.ndarray, *columns
     store.save(Setup(board=_board(corners)), config)
     cv2.imwrite(str(photo), image)
     printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
+    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
         status = main(["calibrate", "colours", "--image", str(photo), "--config", str(config), *columns])
     return status, printed.getvalue()
 
@@ -109,3 +109,42 @@ def test_calibrate_colours_warns_of_colours_the_game_could_confuse(tmp_path) -> 
     image, corners = render_board(grid, Scene(disc_bgr=(RED_BGR, dark_red), seed=8))
     status, printed = _run_colours_step(tmp_path, image, corners)
     assert status == 0 and "warning: the two players' discs look alike in this light" in printed, printed
+
+
+# A room behind the board a little duller than the yellow discs: through the holes above the discs it looks like them.
+YELLOWISH_ROOM = ((40, 180, 215), (40, 180, 215))
+
+
+def _discs_and_empty_board(tmp_path) -> tuple[np.ndarray, str, str]:
+    import cv2
+
+    scene = Scene(background_bgr=YELLOWISH_ROOM, noise_sigma=2.0, seed=5)
+    image, corners = render_board(_grid((0, 0, 1), (0, 6, 2)), scene)
+    empty, _ = render_board(np.zeros((6, 7), np.int8), scene)
+    empty_photo = tmp_path / "empty.png"
+    cv2.imwrite(str(empty_photo), empty)
+    return image, corners, str(empty_photo)
+
+
+def test_calibrate_colours_tells_discs_from_a_room_of_their_colour_by_the_empty_board(tmp_path) -> None:
+    from calibration import store
+
+    image, corners, empty_photo = _discs_and_empty_board(tmp_path)
+    status, printed = _run_colours_step(tmp_path, image, corners)
+    assert status != 0 and "column 7 looks empty" in printed
+    status, printed = _run_colours_step(tmp_path, image, corners, "--empty-image", empty_photo)
+    assert status == 0, printed
+    colours = store.load(tmp_path / "setup.toml").colours
+    assert (colours.robot, colours.person) == ("R", "Y")
+
+
+def test_an_empty_board_picture_from_elsewhere_is_refused_and_the_setup_kept(tmp_path) -> None:
+    import cv2
+
+    from calibration import store
+
+    image, corners, empty_photo = _discs_and_empty_board(tmp_path)
+    cv2.imwrite(empty_photo, np.roll(cv2.imread(empty_photo), PITCH_PX // 2, axis=1))  # the camera moved
+    status, printed = _run_colours_step(tmp_path, image, corners, "--empty-image", empty_photo)
+    assert status != 0 and "moved between the two pictures" in printed and "Traceback" not in printed
+    assert store.load(tmp_path / "setup.toml").colours is None
