@@ -6,7 +6,9 @@ in the part of the hole its tunnel does not hide); so do the holes the game know
 most recent of them, each put in the board's light (vision.hole_samples.in_board_light: a lamp to one side makes
 a gradient of light, not of colour), and gives the reader their median: colours that follow light drifting during
 the game and do not hang on one disc that happened to be pale or in a shadow. It also says when two colours, or a
-colour and the empty holes, are too close to tell apart.
+colour and the empty holes, are too close to tell apart: an empty hole whose colour is a disc's counts against it
+only where the game's reading did not tell it empty (a black disc before a dark room behind the holes is told from
+an empty hole by its rim and by the empty board's look, and the game goes on).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ class ColourModel:
         self.shape = shape
         self.discs: tuple[deque, deque] = (deque(maxlen=recent), deque(maxlen=recent))
         self.empty: deque = deque(maxlen=recent * 3)
+        self.empty_told: deque = deque(maxlen=recent * 3)  # per empty sample: the game's reading told it empty
         for discs, bgr in zip(self.discs, calibrated or (), strict=False):
             discs.append(
                 to_weighted_lab(np.clip(np.asarray(bgr, float), 0, 255).astype(np.uint8).reshape(1, 1, 3))[0, 0]
@@ -54,11 +57,13 @@ class ColourModel:
         known: np.ndarray,
         skip: np.ndarray | None = None,
         relearn: bool = False,
+        told: np.ndarray | None = None,
     ) -> None:
         """Add what `frame_bgr` shows at every disc and every empty hole of `known` (the board the game knows,
         values 1 and 2 the players', row 0 at the bottom), seen at `corners_px`; `skip` ((rows, cols) bool) names
         holes that show something else (a hand in front). `relearn`: the light has changed, so what this frame shows
-        replaces what was learnt before (for each kind of hole it shows)."""
+        replaces what was learnt before (for each kind of hole it shows). `told` ((rows, cols) bool): the holes the
+        game's reading of this frame read surely as `known` (None: no reading, the colours alone judge)."""
         known = np.asarray(known)
         if known.shape != self.shape:
             raise ValueError(f"the known board is {known.shape[0]}x{known.shape[1]}, the model's {self.shape}")
@@ -66,11 +71,15 @@ class ColourModel:
         in_board_light = (samples.hole_colours - BLACK) / local_light(samples)[:, None] + BLACK
         values = known.ravel()
         used = np.ones(values.shape, bool) if skip is None else ~np.asarray(skip, bool).ravel()
+        told_holes = np.zeros(values.shape, bool) if told is None else np.asarray(told, bool).ravel()
         for kept, value in ((self.empty, 0), (self.discs[0], 1), (self.discs[1], 2)):
             seen = in_board_light[(values == value) & used]
             if relearn and len(seen):
                 kept.clear()
+                if value == 0:
+                    self.empty_told.clear()
             kept.extend(seen)
+        self.empty_told.extend(told_holes[(values == 0) & used])
 
     def colours(self) -> tuple[tuple[int, int, int], tuple[int, int, int]] | None:
         """Both players' colours (BGR, the first player's first) for vision.read, None until each has a disc."""
@@ -86,7 +95,7 @@ class ColourModel:
         for player, colour in enumerate(known, start=1):
             if colour is not None and self.empty:
                 looks_empty = np.linalg.norm(np.asarray(self.empty) - colour, axis=1) < TOO_CLOSE
-                if looks_empty.mean() > EMPTY_LOOKALIKE_SHARE:
+                if (looks_empty & ~np.asarray(self.empty_told)).mean() > EMPTY_LOOKALIKE_SHARE:
                     return (
                         f"player {player}'s discs look like what shows through the empty holes: use other discs, "
                         "or put something plain behind the board"

@@ -126,7 +126,12 @@ class BoardWatcher:
         self._keep_disc_looks(frame, reading, before)
         self._keep_empty_looks(frame, reading)
         moved = STALE_COLOURS in reading.problems  # the light of this frame replaces the colours learnt before
-        self.colour_model.learn(frame, reading.corners, self.known_board, self._unlike_known(reading), relearn=moved)
+        unlike = self._unlike_known(reading)
+        # An empty hole read as a disc still shows what is behind it: kept, as not told apart; only a disc read
+        # otherwise, or a hole something covers, would teach a wrong colour.
+        skip = reading.covered_holes | (unlike & (self.known_board != 0))
+        told = ~unlike & (reading.confidence >= SURE)
+        self.colour_model.learn(frame, reading.corners, self.known_board, skip, relearn=moved, told=told)
         self._follow_face(frame, reading)
         if reading.covered is None or not reading.covered.any():
             self._face_seen = sample_holes(frame, reading.corners, self.shape).face
@@ -256,7 +261,9 @@ class BoardWatcher:
                 self._name(EventKind.LIGHT_CHANGED)
             return reading
         kept_model, kept_face = copy.deepcopy(self.colour_model), self.face
-        self.colour_model.learn(frame, reading.corners, known, unlike, relearn=True)
+        self.colour_model.learn(
+            frame, reading.corners, known, unlike, relearn=True, told=~unlike & (reading.confidence >= SURE)
+        )
         self._follow_face(frame, reading)
         self._relearnt_at = known.copy()
         self._named.discard(EventKind.LIGHT_CHANGED)

@@ -142,3 +142,16 @@ def test_a_sim_game_plays_on_in_light_changed_since_calibration(tmp_path, drift:
     assert summary["winner"] == "robot" and summary["board_agreement"] is True, summary["events"]
     assert summary["events"] == [], "no one misbehaved, and the known discs were there to re-learn from"
     assert learnt != calibrated
+
+
+def test_a_disc_colour_the_reader_cannot_tell_from_the_room_behind_the_holes_is_named() -> None:
+    grid = random_game_grid(10, seed=13)
+    discs = (RED_BGR, (222, 226, 226))
+    frame, corners = render_board(
+        grid, Scene(disc_bgr=discs, background_bgr=((228, 230, 230), (220, 224, 224)), seed=13)
+    )
+    watcher, said = _watcher(frame, corners, discs)
+    watcher.look(5.0)
+    watcher.know(grid)
+    assert [kind for kind, _ in said] == [EventKind.COLOURS_TOO_CLOSE]
+    assert said[0][1]["detail"].startswith("Player 2's discs look like what shows through the empty holes")
