@@ -1,17 +1,13 @@
 """Which holes look exactly as they did in a reference frame: same light, same camera pose, nothing in front.
 
-One photo cannot prove every empty hole empty (vision.empty_proof: a wall or a table nearly a disc's colour seen
-through a hole may be a disc in other light). A game knows more: a hole it saw empty at the start whose look has
-not changed since still shows the same room through it. Both frames are sampled at the same corners
-(vision.hole_samples); every hole's ring and its rays (the hole's inside, its rim, the board's face round it) are
-cut into patches, and the hole is unchanged when every patch's median colour is where it was, within what a
-webcam's noise moves a median. A disc of any colour dropped in changes the inside and the rim's shading, a hand
-or a sleeve the face round the hole, a change of light every patch at once and a camera moved by a pixel or two
-the rim's patches: each counts as changed. A hole the game knows empty that is unchanged is empty, however the
-reader read it unsure (an empty hole it could not prove empty, or a room nearly a disc's colour read as a disc).
-The other way round, a hole the game knows holds a disc that reads empty is a disc taken out only if the hole
-looks as it did on the empty board; otherwise something is in front of it (a dark sleeve over a hole looks like
-an empty hole with a dark room behind), and it is read covered.
+One photo cannot prove every empty hole empty (vision.empty_proof); a game knows more: a hole it saw empty at the
+start whose look has not changed since still shows the same room through it. Both frames are sampled at the same
+corners (vision.hole_samples); every hole's ring and rays (its inside, its rim, the face round it) are cut into
+patches, and the hole is unchanged when every patch's median colour is where it was, within a webcam's noise. A
+disc dropped in changes the inside and the rim's shading, a hand or a sleeve the face round the hole, a change of
+light every patch and a camera moved by a pixel or two the rim's. A hole the game knows empty that is unchanged is
+empty, however the reader read it; a hole the game knows holds a disc that reads empty is a disc taken out only if
+it looks as on the empty board, otherwise something is in front of it (a dark sleeve) and it is read covered.
 """
 
 from __future__ import annotations
@@ -63,9 +59,8 @@ DOUBTED_EMPTY_CONFIDENCE = 0.5
 
 
 class _LastLook:
-    """The samples and patch colours of the last frame looked at: the game's checks of one frame (holes unchanged,
-    changed, a disc still there) sample it once. The key holds a sparse grid of the frame's pixels too, so a camera
-    that refills one buffer is never answered with an older frame's samples."""
+    """The samples and patch colours of the last frame looked at, so the game's checks of one frame sample it once;
+    the key holds a sparse grid of its pixels, so a camera refilling one buffer never gets an older frame's."""
 
     key: tuple = ()
     samples: HoleSamples | None = None
@@ -110,17 +105,15 @@ def reference_patches(samples: Sequence[HoleSamples]) -> np.ndarray:
 
 
 def patch_changes(reference: np.ndarray, samples: HoleSamples) -> np.ndarray:
-    """(rows, cols): every hole's largest move of a patch's colour from `reference` (patch_colours of the
-    reference frame, sampled at the same corners)."""
+    """(rows, cols): every hole's largest move of a patch's colour from `reference` (sampled as `samples`)."""
     moved = np.linalg.norm(_patches_of(samples) - reference, axis=2).max(axis=1)
     return moved.reshape(samples.shape)
 
 
 def discless_holes(reference: np.ndarray, samples: HoleSamples) -> np.ndarray:
     """(rows, cols) bool, row 0 at the bottom: the holes with no disc in them, their insides and rims looking as in
-    the reference frame (`reference`: reference_patches of it, sampled at the same corners as `samples`) but for a
-    patch or two (MOST_INNER_CHANGED): the edge of a disc next to a hole may show in it; a disc in it changes its
-    inside, or its rim all round (a black disc before a black room)."""
+    the reference (reference_patches, sampled as `samples`) but for a patch or two (MOST_INNER_CHANGED: the edge of a
+    disc next to it); a disc in it changes its inside, or its rim all round (a black disc before a black room)."""
     inner = _inner_changes(reference, samples)
     return ((inner >= UNCHANGED_DISTANCE).sum(axis=1) <= MOST_INNER_CHANGED).reshape(samples.shape)
 
@@ -165,12 +158,10 @@ def trust_unchanged_empties(
 ) -> BoardReading:
     """`reading` of `frame` with its unsure or covered cells read sure and empty where the game knows the hole is
     empty (`known_empty`, (rows, cols) bool) and it looks as it did in frames of the empty board (`empty_reference`:
-    reference_patches of them, sampled at `corners`): an unsure empty reading is made sure, an unsure disc (a room
-    nearly a disc's colour in shade seen through the hole) is read empty, at SURE, where the hole's inside is
-    unchanged but for a patch or two (discless_holes): a disc dropped in changes all of it far beyond
-    UNCHANGED_DISTANCE. A hole read covered that looks as on the empty board, face ring and all, is not covered
-    (seen from high above, the bottom row shows the board's own foot, the face's colour): a hand in front changes
-    the face round the hole. Sure cells and changed holes keep the reader's reading."""
+    reference_patches of them, sampled at `corners`): an unsure reading (empty, or a room nearly a disc's colour)
+    is read empty at SURE where the hole's inside is unchanged but for a patch or two (discless_holes). A hole read
+    covered that looks as on the empty board, face ring and all, is not covered (seen from high above, the bottom
+    row shows the board's own foot): a hand changes the face round the hole. Other cells keep the reader's reading."""
     if not reading.is_board_found:
         return reading
     covered = reading.covered_holes
@@ -197,9 +188,8 @@ def doubt_changed_empties(
     """`reading` of `frame` with its sure empty cells made unsure where the game's next disc could land (the lowest
     hole of a column the game knows, `known` in players' values) and the hole no longer looks as it did on the empty
     board (`empty_reference`, sampled at `corners`) by far, its inside and not just the edge of a disc next to it
-    (discless_holes): a disc there that the reader could not tell from the room behind it (seen aslant through a thick face, in light its colours no longer fit) is never read confidently
-    empty. Only while most holes the game knows empty still look as they did (REFERENCE_VALID_SHARE): a change of
-    light or a moved camera changes every hole and proves nothing."""
+    (discless_holes): a disc the reader could not tell from the room behind is never read surely empty. Only while
+    most holes known empty look as they did (REFERENCE_VALID_SHARE): a change of light or a moved camera changes all."""
     if not reading.is_board_found:
         return reading
     covered = reading.covered_holes
@@ -264,18 +254,14 @@ def person_disc_from_change(
     INFERRED_CONFIDENCE, below SURE and with a problem that says so, where the reader could not tell it (read empty,
     or unsure) but the board shows it: one hole where a disc could land, and no other, has its inside changed by far
     since the empty board (`filled_landing_holes`), the face round it is as it was (a hand in front changes that),
-    and its colour is the person's, far nearer it than the robot's (PERSON_COLOUR_SHARE). The stabiliser then asks
-    the same of several frames in a row."""
+    and its colour is far nearer the person's than the robot's (PERSON_COLOUR_SHARE); the stabiliser asks it again."""
     filled = filled_landing_holes(reading, frame, corners, known, empty_reference)
     if filled is None or filled.sum() != 1:
         return reading
     row, column = (int(v) for v in np.argwhere(filled)[0])
     if reading.grid[row, column] != 0 and reading.confidence[row, column] >= SURE:
         return reading
-    hole = row * reading.grid.shape[1] + column
-    face = slice(-(RAY_COUNT // RAYS_PER_PATCH), None)  # the rays' band beyond the rim, on the face
-    patches = _patches_of(_looked_at(frame, corners, reading.grid.shape))[hole, face]
-    if (np.linalg.norm(patches - empty_reference[hole, face], axis=1) >= UNCHANGED_DISTANCE).any():
+    if not _faces_as_on_empty_board(empty_reference, _looked_at(frame, corners, reading.grid.shape))[row, column]:
         return reading
     distances = _colour_distances(frame, corners, reading.grid.shape, row, column, colours)
     if distances[player - 1] >= PERSON_COLOUR_SHARE * distances[2 - player]:
@@ -290,14 +276,25 @@ def filled_landing_holes(
     """(rows, cols) bool: the holes where a disc could land (`known`, players' values) whose insides changed by far
     since the empty board (`empty_reference`, sampled at `corners`), as a disc dropped in changes them, not just
     by the edge of a disc next to them (discless_holes). None when that cannot be told: the board not found,
-    something in front of it, or the empty board's look no longer fits (REFERENCE_VALID_SHARE)."""
-    if not reading.is_board_found or reading.covered_holes.any():
+    something in front of it (a hole read covered whose face looks as on the empty board has none: a dark disc the
+    reader took for a shadow), or the empty board's look no longer fits (REFERENCE_VALID_SHARE)."""
+    if not reading.is_board_found:
         return None
     samples = _looked_at(frame, corners, reading.grid.shape)
+    if (reading.covered_holes & ~_faces_as_on_empty_board(empty_reference, samples)).any():
+        return None
     changes = patch_changes(empty_reference, samples)
     if not _empty_board_fits(changes < UNCHANGED_DISTANCE, np.asarray(known) == 0):
         return None
     return _lowest_empty(known) & (changes >= CHANGED_DISTANCE) & ~discless_holes(empty_reference, samples)
+
+
+def _faces_as_on_empty_board(empty_reference: np.ndarray, samples: HoleSamples) -> np.ndarray:
+    """(rows, cols) bool: the holes whose face round them (the rays' band beyond the rim) looks as on the empty board
+    (`empty_reference`, sampled as `samples`)."""
+    face = slice(-(RAY_COUNT // RAYS_PER_PATCH), None)
+    moved = np.linalg.norm(_patches_of(samples)[:, face] - empty_reference[:, face], axis=2)
+    return (moved < UNCHANGED_DISTANCE).all(axis=1).reshape(samples.shape)
 
 
 def _colour_distances(
@@ -313,11 +310,16 @@ def _colour_distances(
 def _with_disc(
     reading: BoardReading, row: int, column: int, player: int, confidence: float, said: str = ""
 ) -> BoardReading:
-    """`reading` with `player`'s disc at (row, column) at `confidence`, the doubt of that hole's change dropped."""
-    grid, confidences = reading.grid.copy(), reading.confidence.copy()
-    grid[row, column], confidences[row, column] = player, confidence
+    """`reading` with `player`'s disc at (row, column) at `confidence`, uncovered, that hole's doubt dropped."""
+    grid, confidences, covered = reading.grid.copy(), reading.confidence.copy(), reading.covered_holes.copy()
+    grid[row, column], confidences[row, column], covered[row, column] = player, confidence, False
     problems = [p for p in reading.problems if not p.startswith(f"column {column + 1} row {row + 1} changed")]
-    return dataclasses.replace(reading, grid=grid, confidence=confidences, problems=problems + ([said] if said else []))
+    return _with_covered(
+        dataclasses.replace(reading, problems=problems + ([said] if said else [])),
+        covered,
+        grid=grid,
+        confidence=confidences,
+    )
 
 
 def _lowest_empty(known: np.ndarray) -> np.ndarray:

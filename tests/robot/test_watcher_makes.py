@@ -11,12 +11,14 @@ import pytest
 
 from calibration import sim_setup
 from robot.game.events import EventKind
-from robot.game.sim_table import ROBOT_DISCS
+from robot.game.sim_table import PERSON_DISCS, ROBOT_DISCS
 from robot.game.watcher import EMPTY_REFERENCE_FRAMES, BoardWatcher
 from sim import World, WorldConfig
 from sim.config import ArmMount
 from sim.room import furnish, room_for
 from vision.cameras import StillCamera
+from vision.moves import players_grid
+from vision.reliability import SURE
 
 SHAPE = (6, 7)
 
@@ -27,14 +29,21 @@ class Table:
     watcher: BoardWatcher
     said: list
 
-    def show(self, *drops: tuple[int, int]) -> np.ndarray:
-        """Drop discs ((column, world player) each) and give the watcher the frame that shows them."""
-        for column, player in drops:
-            self.world.drop_disc(column, player)
-            self.world.wait_until_settled()
-        frame = self.world.render_camera()
-        self.watcher.camera = StillCamera(frame)
-        return frame
+    def frames(self, *drops: tuple[int, int]) -> list[np.ndarray]:
+        """The frames after each disc dropped ((column, world player) each), which are then taken out again; the
+        watcher knows the empty board and has named nothing yet."""
+        bodies, frames = [], []
+        try:
+            for column, player in drops:
+                bodies.append(self.world.drop_disc(column, player))
+                self.world.wait_until_settled()
+                frames.append(self.world.render_camera())
+        finally:
+            for body in bodies:
+                self.world.remove_disc(body)
+        self.said.clear()
+        self.watcher.know(np.zeros(SHAPE, np.int8))
+        return frames
 
 
 def _table(seed: int) -> Table:
@@ -59,12 +68,38 @@ def speckled_black_before_a_dark_room():
         yield table
 
 
+def _look_for_robots_disc(watcher: BoardWatcher, frame: np.ndarray, column: int) -> None:
+    """A look at `frame` as the game's after the robot (the first player) dropped its disc into `column`."""
+    watcher.camera, watcher.expected = StillCamera(frame), (column, 1)
+    try:
+        watcher.look(5.0)
+    finally:
+        watcher.expected = None
+
+
 def test_black_discs_the_game_tells_from_a_dark_room_are_not_named_too_close(speckled_black_before_a_dark_room):
     table = speckled_black_before_a_dark_room
+    (frame,) = table.frames((3, ROBOT_DISCS))
+    _look_for_robots_disc(table.watcher, frame, 3)
     board = np.zeros(SHAPE, np.int8)
-    table.watcher.know(board)
     board[0, 3] = 1
-    table.show((3, ROBOT_DISCS))
-    table.watcher.look(5.0)
     table.watcher.know(board)
     assert EventKind.COLOURS_TOO_CLOSE not in table.said
+
+
+def test_a_dark_disc_read_as_covered_with_nothing_before_the_board_is_the_persons(speckled_black_before_a_dark_room):
+    """The person's speckled black disc on the robot's: the reader takes it for a shadow in front of the hole, but
+    the face round the hole is as on the empty board."""
+    table = speckled_black_before_a_dark_room
+    robots, both = table.frames((3, ROBOT_DISCS), (3, PERSON_DISCS))
+    _look_for_robots_disc(table.watcher, robots, 3)
+    board = np.zeros(SHAPE, np.int8)
+    board[0, 3] = 1
+    table.watcher.know(board)
+    table.watcher.camera, table.watcher.person = StillCamera(both), 2
+    reading = table.watcher.look(5.0)
+    assert not reading.covered_holes.any()
+    assert reading.grid[1, 3] == 2 and reading.confidence[1, 3] < SURE
+    expected = board.copy()
+    expected[1, 3] = 2
+    assert (players_grid(board, reading.grid) == expected).all()

@@ -215,3 +215,34 @@ def test_no_persons_disc_is_read_while_a_hand_is_in_front(seen_from_above: Table
             unsure, frame, table.corners, known, table.reference, 2, (BGR["Y"], BGR["K"])
         )
         assert (inferred.grid == 0).all(), f"column {column + 1}"
+
+
+def _covered_at(reading, row: int, column: int):
+    """`reading` with the hole at (row, column) read covered and empty, as the reader reads a dark disc it takes for
+    a shadow in front of the board."""
+    covered, grid = reading.covered_holes.copy(), reading.grid.copy()
+    covered[row, column], grid[row, column] = True, 0
+    return dataclasses.replace(reading, covered=covered, grid=grid)
+
+
+def test_a_persons_disc_the_reader_took_for_something_in_front_is_read_from_its_hole(seen_from_above: Table) -> None:
+    """The face round the hole looks as on the empty board: nothing is in front of it, a disc changed its inside."""
+    table = seen_from_above
+    known = np.zeros(SHAPE, np.int8)
+    frame = table.frame_with((2, 2))
+    clear = as_on_empty_board(frame, table.corners, SHAPE, table.reference)
+    covered = _covered_at(vision.read(frame, SHAPE, table.corners, as_on_empty_board=clear), 0, 2)
+    inferred = person_disc_from_change(covered, frame, table.corners, known, table.reference, 2, (BGR["Y"], BGR["K"]))
+    assert inferred.grid[0, 2] == 2 and inferred.confidence[0, 2] == INFERRED_CONFIDENCE
+    assert not inferred.covered_holes.any() and not any("something in front" in p for p in inferred.problems)
+
+
+def test_a_hole_read_covered_with_a_hand_round_it_is_no_persons_disc(seen_from_above: Table) -> None:
+    table = seen_from_above
+    frame, behind_the_hand = _frame_with_hand(table.world, SKIN_TONES[4], (0.8, 0.6, 0.1), 0.04)
+    known = np.zeros(SHAPE, np.int8)
+    reading = vision.read(frame, SHAPE, table.corners)
+    for column in np.flatnonzero(behind_the_hand[0]):
+        covered = _covered_at(reading, 0, column)
+        kept = person_disc_from_change(covered, frame, table.corners, known, table.reference, 2, (BGR["Y"], BGR["K"]))
+        assert kept.covered_holes[0, column] and (kept.grid == 0).all(), f"column {column + 1}"
