@@ -156,21 +156,21 @@ def refreshed_reference(
 def trust_unchanged_empties(
     reading: BoardReading, frame: np.ndarray, corners: np.ndarray, known_empty: np.ndarray, empty_reference: np.ndarray
 ) -> BoardReading:
-    """`reading` of `frame` with its unsure or covered cells read sure and empty where the game knows the hole is
-    empty (`known_empty`, (rows, cols) bool) and it looks as it did in frames of the empty board (`empty_reference`:
-    reference_patches of them, sampled at `corners`): an unsure reading (empty, or a room nearly a disc's colour)
-    is read empty at SURE where the hole's inside is unchanged but for a patch or two (discless_holes). A hole read
-    covered that looks as on the empty board, face ring and all, is not covered (seen from high above, the bottom
-    row shows the board's own foot): a hand changes the face round the hole. Other cells keep the reader's reading."""
+    """`reading` of `frame` read sure and empty where the game knows the hole is empty (`known_empty`) and it looks
+    as on the empty board (`empty_reference`, sampled at `corners`): an unsure reading where its inside is unchanged
+    but for a patch or two (discless_holes); one read covered (seen from high above, the bottom row shows the
+    board's foot) or a sure disc (a dark room) where all of it is, face ring and all: a hand changes the face round
+    the hole, a disc its inside far beyond UNCHANGED_DISTANCE. Other cells keep the reader's reading."""
     if not reading.is_board_found:
         return reading
     covered = reading.covered_holes
-    doubted = known_empty & ((reading.confidence < SURE) | covered)
+    unsure = reading.confidence < SURE
+    doubted = known_empty & (unsure | covered | (reading.grid != 0))
     if not doubted.any():
         return reading
     samples = _looked_at(frame, corners, reading.grid.shape)
     trusted = doubted & np.where(
-        covered, unchanged_holes(empty_reference, samples), discless_holes(empty_reference, samples)
+        unsure & ~covered, discless_holes(empty_reference, samples), unchanged_holes(empty_reference, samples)
     )
     if not trusted.any():
         return reading

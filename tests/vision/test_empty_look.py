@@ -246,3 +246,18 @@ def test_a_hole_read_covered_with_a_hand_round_it_is_no_persons_disc(seen_from_a
         covered = _covered_at(reading, 0, column)
         kept = person_disc_from_change(covered, frame, table.corners, known, table.reference, 2, (BGR["Y"], BGR["K"]))
         assert kept.covered_holes[0, column] and (kept.grid == 0).all(), f"column {column + 1}"
+
+
+def test_a_sure_disc_in_a_hole_that_looks_as_on_the_empty_board_is_read_empty(seen_from_above: Table) -> None:
+    """The dark room behind a hole the game knows empty read surely as a black disc: the hole is as it was, so it
+    is empty; a disc really dropped there changes it and is left to the reader."""
+    table = seen_from_above
+    known_empty = np.ones(SHAPE, bool)
+    empty_frame, with_disc = table.frame_with(), table.frame_with((2, 2))
+    for frame, kept in ((empty_frame, False), (with_disc, True)):
+        reading = vision.read(frame, SHAPE, table.corners)
+        grid, confidence = reading.grid.copy(), reading.confidence.copy()
+        grid[0, 2], confidence[0, 2] = 2, 1.0
+        sure_disc = dataclasses.replace(reading, grid=grid, confidence=confidence, covered=np.zeros(SHAPE, bool))
+        trusted = trust_unchanged_empties(sure_disc, frame, table.corners, known_empty, table.reference)
+        assert (trusted.grid[0, 2] == 2) == kept and trusted.confidence[0, 2] >= SURE

@@ -139,7 +139,7 @@ def test_only_doubted_holes_known_empty_and_unchanged_are_trusted(board: EmptyBo
     )
     assert as_discs.grid[0, 1] == 0 and as_discs.confidence[0, 1] == SURE, "unchanged since the empty board: empty"
     assert as_discs.grid[0, 2] == 1 and as_discs.confidence[0, 2] == 0.5, "the hole with a disc in it changed"
-    assert as_discs.grid[5, 0] == 1 and as_discs.confidence[5, 0] == 1.0, "a sure cell is never changed"
+    assert as_discs.grid[5, 0] == 0 and as_discs.confidence[5, 0] == SURE, "a sure disc in a hole as it was: empty"
 
 
 def test_a_known_disc_read_gone_is_covered_unless_its_hole_looks_as_on_the_empty_board(board: EmptyBoard) -> None:
