@@ -344,11 +344,8 @@ def classify(
     if imbalance:
         problems.append(imbalance)
     confidence = _confidence(outcome.cell_scores, outcome.grid)
-    if imbalance and reference_colours is None:
-        # No game gives these counts: some discs of the colour in excess may be what the frame made of something
-        # else (a loose disc behind the board smeared by blur into a full hole), or discs stacked by hand.
-        excess = 1 if (outcome.grid == 1).sum() > (outcome.grid == 2).sum() else 2
-        confidence = np.where(outcome.grid == excess, np.minimum(confidence, IMPOSSIBLE_COUNT_CONFIDENCE), confidence)
+    if reference_colours is None:
+        confidence = doubting_impossible_counts(outcome.grid, confidence)
     confidence = np.minimum(confidence, _partly_filled_cap(outcome, is_learnt=reference_colours is None))
     background = distinct_backgrounds(background_colours(samples, outcome.grid, outcome.colours), outcome.colours)
     claimed = background_claims(samples, outcome.colours, background, CLEAR_CLAIM_MARGIN) if background else None
@@ -362,6 +359,17 @@ def classify(
     confidence = np.where(room_like, np.minimum(confidence, ROOM_LIKE_DISC_CONFIDENCE), confidence)
     confidence = np.where(samples.visible.reshape(samples.shape), confidence, 0.0)
     return Classification(outcome.grid, confidence, outcome.colours, problems, outcome.score)
+
+
+def doubting_impossible_counts(grid: np.ndarray, confidence: np.ndarray) -> np.ndarray:
+    """`confidence` with the discs of the colour in excess no surer than IMPOSSIBLE_COUNT_CONFIDENCE when no game
+    gives the grid's counts: some of them may be what the frame made of something else (a loose disc behind the
+    board smeared by blur into a full hole, a room of a disc's colour seen through the holes), or discs stacked by
+    hand."""
+    if not count_problem(grid):
+        return confidence
+    excess = 1 if (grid == 1).sum() > (grid == 2).sum() else 2
+    return np.where(grid == excess, np.minimum(confidence, IMPOSSIBLE_COUNT_CONFIDENCE), confidence)
 
 
 def _partly_filled_cap(outcome: _Outcome, is_learnt: bool) -> np.ndarray:

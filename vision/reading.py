@@ -18,7 +18,7 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
-from vision.classify import Classification, classify
+from vision.classify import Classification, classify, doubting_impossible_counts
 from vision.colour_names import LETTERS, colour_letters
 from vision.deep_holes import cut_short, in_lenses, seen_thickness, unproven_in_lenses
 from vision.frame_check import framed
@@ -342,6 +342,8 @@ def read(
     if known is not None:
         confidence, contradictions = judged_against_known(grid, confidence, known, reference is not None)
         problems[:0] = contradictions
+    elif reference is not None:  # calibrated colours leave counts free for the game to judge; without one, games do
+        confidence = doubting_impossible_counts(grid, confidence)
     if off_frame:
         problems.insert(0, off_frame)
         confidence = np.minimum(confidence, OCCLUDED_CONFIDENCE)
