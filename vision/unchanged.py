@@ -1,13 +1,13 @@
-"""Which holes look exactly as they did in a reference frame: same light, same camera pose, nothing in front.
+"""Which holes look exactly as they did in a reference frame, put in its light: same camera pose, nothing in front.
 
 One photo cannot prove every empty hole empty (vision.empty_proof); a game knows more: a hole it saw empty at the
 start whose look has not changed since still shows the same room through it. Both frames are sampled at the same
 corners (vision.hole_samples); every hole's ring and rays (its inside, its rim, the face round it) are cut into
-patches, and the hole is unchanged when every patch's median colour is where it was, within a webcam's noise. A
-disc dropped in changes the inside and the rim's shading, a hand or a sleeve the face round the hole, a change of
-light every patch and a camera moved by a pixel or two the rim's. A hole the game knows empty that is unchanged is
-empty, however the reader read it; a hole the game knows holds a disc that reads empty is a disc taken out only if
-it looks as on the empty board, otherwise something is in front of it (a dark sleeve) and it is read covered.
+patches, and the hole is unchanged when every patch's median colour, in the reference's light (the webcam's drift,
+vision.reference_light), is where it was, within a webcam's noise. A disc changes the inside and the rim's shading,
+a hand the face round the hole, a camera moved by a pixel or two the rim. A hole the game knows empty that is
+unchanged is empty, however it is read; a known disc read empty is a disc taken out only if its hole looks as on
+the empty board, otherwise something is in front of it (a dark sleeve) and it is read covered.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from vision.hole_samples import (
 )
 from vision.occlusion import covered_sentence
 from vision.reading import BoardReading
+from vision.reference_light import in_reference_light
 from vision.reliability import SURE
 
 # Rays in a patch (RAY_COUNT / RAYS_PER_PATCH patches round a hole), and the radii (pitches) that split each ray
@@ -48,6 +49,7 @@ CHANGED_DISTANCE = 30.0
 # below it (seen from above, through a thin face) changes one or two of them. At most this many changed: no disc.
 MOST_INNER_CHANGED = 2
 INNER_PATCHES = SECTOR_COUNT + 2 * (RAY_COUNT // RAYS_PER_PATCH)
+FACE = slice(-(RAY_COUNT // RAYS_PER_PATCH), None)  # the rays' band beyond the rim, on the face round the hole
 # A person's disc read from its hole's change: its colour at most this share of its distance from the robot's, and
 # the confidence it is read at (below SURE: the reader could not tell it; at or above the stabiliser's floor).
 PERSON_COLOUR_SHARE = 0.5
@@ -59,8 +61,7 @@ DOUBTED_EMPTY_CONFIDENCE = 0.5
 
 
 class _LastLook:
-    """The samples and patch colours of the last frame looked at, so the game's checks of one frame sample it once;
-    the key holds a sparse grid of its pixels, so a camera refilling one buffer never gets an older frame's."""
+    """The last frame's samples and patches, taken once; its key holds a sparse grid of the frame's pixels too."""
 
     key: tuple = ()
     samples: HoleSamples | None = None
@@ -84,6 +85,11 @@ def _patches_of(samples: HoleSamples) -> np.ndarray:
     return _LastLook.patches
 
 
+def _in_light_of(reference: np.ndarray, samples: HoleSamples) -> np.ndarray:
+    """The patch colours of `samples` in the light of the `reference` frame (vision.reference_light)."""
+    return in_reference_light(_patches_of(samples), reference, FACE)
+
+
 def patch_colours(samples: HoleSamples) -> np.ndarray:
     """(holes, patches, 3): the median weighted-Lab colour of every patch of every hole: the ring's sectors, then
     the rays' patches band by band."""
@@ -99,14 +105,13 @@ def patch_colours(samples: HoleSamples) -> np.ndarray:
 
 
 def reference_patches(samples: Sequence[HoleSamples]) -> np.ndarray:
-    """The reference for `unchanged_holes`: the mean patch colours of a few frames of one scene (sampled at the same
-    corners), so the reference's own noise counts less."""
+    """The reference for `unchanged_holes`: the mean patch colours of a few frames of one scene (its noise halved)."""
     return np.mean([patch_colours(each) for each in samples], axis=0)
 
 
 def patch_changes(reference: np.ndarray, samples: HoleSamples) -> np.ndarray:
     """(rows, cols): every hole's largest move of a patch's colour from `reference` (sampled as `samples`)."""
-    moved = np.linalg.norm(_patches_of(samples) - reference, axis=2).max(axis=1)
+    moved = np.linalg.norm(_in_light_of(reference, samples) - reference, axis=2).max(axis=1)
     return moved.reshape(samples.shape)
 
 
@@ -120,20 +125,18 @@ def discless_holes(reference: np.ndarray, samples: HoleSamples) -> np.ndarray:
 
 def _inner_changes(reference: np.ndarray, samples: HoleSamples) -> np.ndarray:
     """(holes, INNER_PATCHES): how far each patch inside a hole and on its rim moved from the reference's."""
-    return np.linalg.norm(_patches_of(samples)[:, :INNER_PATCHES] - reference[:, :INNER_PATCHES], axis=2)
+    return np.linalg.norm(_in_light_of(reference, samples)[:, :INNER_PATCHES] - reference[:, :INNER_PATCHES], axis=2)
 
 
 def unchanged_holes(reference: np.ndarray, samples: HoleSamples) -> np.ndarray:
-    """(rows, cols) bool, row 0 at the bottom: the holes that look as they did in the reference frame
-    (`reference`: reference_patches of it, sampled at the same corners as `samples`)."""
+    """(rows, cols) bool, row 0 at the bottom: the holes that look as in `reference` (sampled as `samples`)."""
     return patch_changes(reference, samples) < UNCHANGED_DISTANCE
 
 
 def as_on_empty_board(
     frame: np.ndarray, corners: np.ndarray, shape: tuple[int, int], empty_reference: np.ndarray
 ) -> np.ndarray:
-    """(rows, cols) bool, row 0 at the bottom: the holes of `frame` that look as they did in frames of the empty board
-    (`empty_reference`: reference_patches of them, sampled at `corners`), for vision.read."""
+    """(rows, cols) bool: the holes of `frame` that look as on the empty board (`empty_reference`), for vision.read."""
     return unchanged_holes(empty_reference, _looked_at(frame, corners, shape))
 
 
@@ -149,7 +152,7 @@ def refreshed_reference(
     drifted = (inner.max(axis=1) < CHANGED_DISTANCE).reshape(shape)
     renewed = (np.asarray(empty, dtype=bool) & (drifted | discless_holes(reference, samples))).ravel()
     refreshed = reference.copy()
-    refreshed[renewed] = _patches_of(samples)[renewed]
+    refreshed[renewed] = _in_light_of(reference, samples)[renewed]
     return refreshed
 
 
@@ -290,18 +293,15 @@ def filled_landing_holes(
 
 
 def _faces_as_on_empty_board(empty_reference: np.ndarray, samples: HoleSamples) -> np.ndarray:
-    """(rows, cols) bool: the holes whose face round them (the rays' band beyond the rim) looks as on the empty board
-    (`empty_reference`, sampled as `samples`)."""
-    face = slice(-(RAY_COUNT // RAYS_PER_PATCH), None)
-    moved = np.linalg.norm(_patches_of(samples)[:, face] - empty_reference[:, face], axis=2)
+    """(rows, cols) bool: the holes whose face round them (FACE) looks as on the empty board (`empty_reference`)."""
+    moved = np.linalg.norm(_in_light_of(empty_reference, samples)[:, FACE] - empty_reference[:, FACE], axis=2)
     return (moved < UNCHANGED_DISTANCE).all(axis=1).reshape(samples.shape)
 
 
 def _colour_distances(
     frame: np.ndarray, corners: np.ndarray, shape: tuple[int, int], row: int, column: int, colours: Sequence
 ) -> np.ndarray:
-    """(2,): the distance of one hole's median ring colour from each player's disc colour (BGR), in any light the
-    game's may shade it to (DISC_SHADING)."""
+    """(2,): one hole's median ring colour's distance from each player's colour (BGR) shaded by DISC_SHADING."""
     samples = _looked_at(frame, corners, shape)
     seen = np.median(samples.pixels[row * shape[1] + column], axis=0)
     return shaded_distances(seen, to_weighted_lab(np.asarray([colours], np.float32))[0], DISC_SHADING)
