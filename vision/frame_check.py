@@ -53,11 +53,13 @@ def framed(
     samples: HoleSamples,
     off_the_face: np.ndarray,
     sample: Callable[[np.ndarray], HoleSamples],
+    off_face: Callable[[HoleSamples], np.ndarray] = rays_off_the_face,
 ) -> tuple[np.ndarray, HoleSamples, str | None]:
     """The lattice (corners and samples) that sits in the board's frame, and a problem sentence when none does.
 
     `off_the_face`: vision.occlusion.rays_off_the_face of the samples; `sample` samples the holes of a lattice
-    given its corners.
+    given its corners; `off_face` finds the rays off the face of those (rays_off_the_face, given the calibrated disc
+    colours when there are).
     """
     off = edges_off_the_frame(samples, off_the_face)
     if not off:
@@ -65,7 +67,7 @@ def framed(
     for edge in off:
         corners = moved_corners(corners_px, samples.shape, EDGES[edge])
         moved = sample(corners)
-        if not edges_off_the_frame(moved, rays_off_the_face(moved)):
+        if not edges_off_the_frame(moved, off_face(moved)):
             return corners, moved, None
     return (
         corners_px,

@@ -65,7 +65,8 @@ class HoleSamples:
     (rows * cols,) bool: holes something in front of the board hides (vision.occlusion), whose pixels tell
     nothing of the hole; `grazed`: holes it may reach into, read at a capped confidence; none until set.
     `at_ceiling` (rows * cols, n) uint8: how many channels of each ring pixel are at the camera's ceiling
-    (CEILING_VALUE), whose colour the frame shows only in part.
+    (CEILING_VALUE), whose colour the frame shows only in part. `gaps` (rows - 1, cols - 1, 3): the face midway
+    between four holes, row 0 at the bottom, where no disc in a slot reaches (discs are a pitch across).
     """
 
     shape: tuple[int, int]
@@ -78,6 +79,7 @@ class HoleSamples:
     covered: np.ndarray | None = None
     grazed: np.ndarray | None = None
     at_ceiling: np.ndarray | None = None
+    gaps: np.ndarray | None = None
 
     @property
     def visible(self) -> np.ndarray:
@@ -302,7 +304,8 @@ def sample_holes(image_bgr: np.ndarray, corners_px: np.ndarray, shape: tuple[int
     ray_count = holes * RAY_COUNT * len(RAY_RADII_PITCH)
     pixels = lab[:ring_count].reshape(holes, len(RING_INDEX), 3)
     rays = lab[ring_count : ring_count + ray_count].reshape(holes, RAY_COUNT, len(RAY_RADII_PITCH), 3)
-    face = _dominant_colour(lab[ring_count + ray_count : ring_count + ray_count + (rows - 1) * (cols - 1)])
+    gaps = lab[ring_count + ray_count : ring_count + ray_count + (rows - 1) * (cols - 1)]
+    face = _dominant_colour(gaps)
     return HoleSamples(
         shape=(rows, cols),
         pixels=pixels,
@@ -312,6 +315,7 @@ def sample_holes(image_bgr: np.ndarray, corners_px: np.ndarray, shape: tuple[int
         rim_offsets=rim_offsets(rays, RAY_RADII_PITCH),
         hole_colours=np.median(pixels, axis=1),
         at_ceiling=at_ceiling,
+        gaps=gaps.reshape(rows - 1, cols - 1, 3)[::-1],
     )
 
 

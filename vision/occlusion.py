@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from vision.colour_clusters import MATCH_RADIUS, SHADOW_RANGE
 from vision.hole_samples import RAY_COUNT, RAY_RADII_PITCH, HoleSamples, shaded_distances, shifted_planes
 
 # Samples of the face ring: beyond every hole's rim (holes measure 0.33 to 0.38 pitch, lattices sit within
@@ -48,6 +49,12 @@ RIM_BAND_PITCH = (0.28, 0.43)
 # Both contrasts at most this share of the board's median one: low enough that dim light and JPEG blocks leave
 # every uncovered hole seen.
 UNSEEN_RELATIVE = 0.35
+# A hole whose ring pixels show a calibrated disc colour (within MATCH_RADIUS of a shade in SHADOW_RANGE) for at
+# least this share holds that disc: behind a clear face, or a thin one seen aside, the disc shows past its rim.
+DISC_FILL_SHARE = 0.5
+# A face-ring sample this near (weighted Lab, in FACE_SHADING_RANGE) a calibrated disc colour is that disc seen past
+# its rim: nearer than any skin comes to a disc colour (dark skin and black, light skin and white, about 14 apart).
+DISC_RING_DISTANCE = 12.0
 # The most a cell is trusted where something in front may reach into its hole (grazed), and anywhere when the
 # lattice or the colours were learnt from a frame that shows something in front of the board.
 OCCLUDED_CONFIDENCE = 0.5
@@ -117,9 +124,46 @@ def _distance_under_light(values: np.ndarray, reference: np.ndarray, shading_ran
     return np.sqrt(apart[0] * apart[0] + apart[1] * apart[1] + apart[2] * apart[2])
 
 
-def rays_off_the_face(samples: HoleSamples) -> np.ndarray:
+def disc_filled_holes(samples: HoleSamples, disc_colours: np.ndarray | None) -> np.ndarray:
+    """(holes,) int: the index of the calibrated disc colour (`disc_colours`, (k, 3) weighted Lab) that fills each
+    hole's ring (DISC_FILL_SHARE of it), -1 for none or when no colours are given."""
+    if disc_colours is None or not len(disc_colours):
+        return np.full(samples.pixels.shape[0], -1)
+    share = (shaded_distances(samples.pixels, np.asarray(disc_colours), SHADOW_RANGE) < MATCH_RADIUS).mean(axis=2)
+    return np.where(share.max(axis=0) >= DISC_FILL_SHARE, share.argmax(axis=0), -1)
+
+
+def _disc_coloured_corners(samples: HoleSamples, disc_colours: np.ndarray) -> np.ndarray:
+    """(holes,) bool: holes with a gap between holes at one of their corners that shows a disc colour and not the
+    face, where no disc in a slot reaches: something of a disc's colour is in front of the board there (a hand, a
+    sleeve)."""
+    rows, cols = samples.shape
+    if samples.gaps is None:
+        return np.ones(rows * cols, dtype=bool)
+    gaps = np.stack(
+        [_distance_under_light(samples.gaps, colour[None, None], FACE_SHADING_RANGE) for colour in disc_colours]
+    )
+    off_face = _distance_under_light(samples.gaps, samples.face[None, None], FACE_SHADING_RANGE) >= BLOCKED_DISTANCE
+    marked = np.pad((gaps.min(axis=0) < DISC_RING_DISTANCE) & off_face, 1)
+    corners = marked[:-1, :-1] | marked[:-1, 1:] | marked[1:, :-1] | marked[1:, 1:]
+    return corners.ravel()
+
+
+def discs_in_view(samples: HoleSamples, disc_colours: np.ndarray | None) -> np.ndarray:
+    """(holes,) bool: holes a calibrated disc colour (`disc_colours`, (k, 3) weighted Lab, or None for none) fills
+    with no disc colour off the face at the gaps round them: a disc, whatever the face round it shows (a clear
+    face shows the disc past its rim, or the room as the empty holes do)."""
+    if disc_colours is None or not len(disc_colours):
+        return np.zeros(samples.pixels.shape[0], dtype=bool)
+    return (disc_filled_holes(samples, disc_colours) >= 0) & ~_disc_coloured_corners(samples, disc_colours)
+
+
+def rays_off_the_face(samples: HoleSamples, disc_colours: np.ndarray | None = None) -> np.ndarray:
     """(holes, RAY_COUNT): rays whose face-ring samples differ from both the board's face and the reference ring,
-    the rays of edge holes that point off the board (onto the board's frame) included."""
+    the rays of edge holes that point off the board (onto the board's frame) included. With calibrated
+    `disc_colours` ((k, 3) weighted Lab), ring samples of a disc colour are a disc seen past its rim (through a
+    clear face, or round a thin one's rim seen aside), not off the face, unless a gap at the hole's corners shows
+    a disc colour too (a disc in its slot never reaches there: a hand or a sleeve of that colour does)."""
     outer, on_ring = _face_ring_samples(samples)
     ring = samples.rays[:, :, outer]
     from_face = shaded_distances(ring, samples.face[None], FACE_SHADING_RANGE)[0]
@@ -127,20 +171,27 @@ def rays_off_the_face(samples: HoleSamples) -> np.ndarray:
     reference = np.median(ring[np.argsort(likeness)[: max(1, int(len(ring) * REFERENCE_SHARE))]], axis=0)
     from_reference = _distance_under_light(ring, reference[None], FACE_SHADING_RANGE)
     far = (from_face >= BLOCKED_DISTANCE) & (from_reference >= BLOCKED_DISTANCE)
+    if disc_colours is not None and len(disc_colours):
+        disc_like = np.zeros(far.shape, dtype=bool)
+        for colour in np.asarray(disc_colours):
+            disc_like |= _distance_under_light(ring, colour[None, None, None], FACE_SHADING_RANGE) < DISC_RING_DISTANCE
+        far &= ~(disc_like & ~_disc_coloured_corners(samples, disc_colours)[:, None, None])
     return (far | ~on_ring).all(axis=2) & on_ring.any(axis=2)
 
 
-def _unseen_holes(samples: HoleSamples) -> np.ndarray:
+def _unseen_holes(samples: HoleSamples, disc_colours: np.ndarray | None) -> np.ndarray:
     """(holes,): holes that look like what lies just outside them, rim and all: something in front of them (a sleeve
     of the face's own colour, a sheet) hides the hole; an open hole shows what is behind the board, a disc, or at
-    least its rim."""
+    least its rim. A hole a calibrated disc colour fills is that disc, shown past its rim by a clear face, unless a
+    gap at its corners shows a disc colour too."""
     outer, on_ring = _face_ring_samples(samples)
     local = _masked_median(samples.rays[:, :, outer].reshape(len(on_ring), -1, 3), on_ring.reshape(len(on_ring), -1))
     ring = _distance_under_light(samples.pixels, local[:, None], UNSEEN_SHADING_RANGE)
     band = (RIM_BAND_PITCH[0] <= RAY_RADII_PITCH) & (RIM_BAND_PITCH[1] >= RAY_RADII_PITCH)
     across_rim = _distance_under_light(samples.rays[:, :, band], local[:, None, None], UNSEEN_SHADING_RANGE)
     rim_rays = (across_rim.max(axis=2) >= RIM_CONTRAST).mean(axis=1)
-    return ((ring < UNSEEN_DISTANCE).mean(axis=1) >= UNSEEN_RING_SHARE) & (rim_rays < MIN_RIM_RAYS)
+    unseen = ((ring < UNSEEN_DISTANCE).mean(axis=1) >= UNSEEN_RING_SHARE) & (rim_rays < MIN_RIM_RAYS)
+    return unseen & ~discs_in_view(samples, disc_colours)
 
 
 def _neighbour_count(holes: np.ndarray) -> np.ndarray:
@@ -156,7 +207,11 @@ def _neighbours(holes: np.ndarray) -> np.ndarray:
 
 
 def occluded_holes(
-    samples: HoleSamples, off_the_face: np.ndarray, tunnels: bool = False, clear: np.ndarray | None = None
+    samples: HoleSamples,
+    off_the_face: np.ndarray,
+    tunnels: bool = False,
+    clear: np.ndarray | None = None,
+    disc_colours: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(covered, grazed), each (rows, cols) bool, row 0 at the bottom: holes something in front of the board
     covers (see the module), and, when something does, the holes it may reach into without hiding them (a
@@ -171,14 +226,17 @@ def occluded_holes(
 
     `clear` ((rows, cols) bool, or None): holes known to have nothing in front of them, as they look just as on the
     empty board, face ring and all (vision.unchanged): a pale wall behind a white or clear board makes an empty
-    hole look like the face, yet nothing covers or grazes it.
+    hole look like the face, yet nothing covers or grazes it. `disc_colours`: the calibrated ones, as for
+    rays_off_the_face.
     """
     clear = np.zeros(samples.shape, dtype=bool) if clear is None else np.asarray(clear, dtype=bool)
     runs = _longest_run(off_the_face & ~_off_board_rays(samples.shape)).reshape(samples.shape)
     runs = np.where(clear, 0, runs)
     touched = runs >= MIN_TOUCHED_RUN
     blocked = (runs >= MIN_LONE_BLOCKED_RUN) | ((runs >= MIN_BLOCKED_RUN) & (_neighbour_count(touched) > 0))
-    unseen = np.zeros(samples.shape, dtype=bool) if tunnels else _unseen_holes(samples).reshape(samples.shape)
+    unseen = (
+        np.zeros(samples.shape, dtype=bool) if tunnels else _unseen_holes(samples, disc_colours).reshape(samples.shape)
+    )
     unseen &= ~clear
     covered = blocked | (unseen & (_neighbour_count(unseen | touched) > 0))
     if not covered.any():

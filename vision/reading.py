@@ -230,6 +230,11 @@ def read(
     if corners is not None and as_on_empty_board is not None:
         clear = np.asarray(as_on_empty_board, dtype=bool).reshape(rows, cols)
 
+    discs = None if reference is None else np.asarray(reference)
+
+    def off_face(samples: HoleSamples) -> np.ndarray:
+        return rays_off_the_face(samples, discs)
+
     own_faces: dict[bytes, np.ndarray] = {}  # the face each lattice's frame showed, by the lattice
 
     def sample(lattice: np.ndarray) -> HoleSamples:
@@ -248,13 +253,13 @@ def read(
             # The tunnels' back edges showed, or most holes look as on the empty board: the holes are in view.
             if not tunnels and clear.mean() < CLEAR_BOARD_SHARE:
                 _check_uncovered(samples)
-            off_the_face = rays_off_the_face(samples) & ~clear.reshape(-1, 1)
-            covered, grazed = occluded_holes(samples, off_the_face, tunnels, clear)
+            off_the_face = off_face(samples) & ~clear.reshape(-1, 1)
+            covered, grazed = occluded_holes(samples, off_the_face, tunnels, clear, discs)
             moved, moved_samples, off_frame = (
-                (lattice, samples, None) if tunnels else framed(lattice, samples, off_the_face, sample)
+                (lattice, samples, None) if tunnels else framed(lattice, samples, off_the_face, sample, off_face)
             )
             moved_covered, moved_grazed = (
-                occluded_holes(moved_samples, rays_off_the_face(moved_samples))
+                occluded_holes(moved_samples, off_face(moved_samples), disc_colours=discs)
                 if moved is not lattice
                 else (covered, grazed)
             )

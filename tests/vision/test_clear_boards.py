@@ -1,15 +1,70 @@
-"""Clear boards: a clear face shows a room of a disc's colour through its empty holes, which passes for discs of that
-colour; read with calibrated colours but without the board the game knows, counts no game gives are not sure."""
+"""Boards whose discs show past their holes' rims: a clear face shows every disc whole behind it, a thin face seen
+34 degrees aside shows a ring disc's edge beyond the rim; neither is a hand in front of the board. A clear face also
+shows a room of a disc's colour through its empty holes, which passes for discs of that colour: read with calibrated
+colours but without the board the game knows, counts no game gives are not sure. Makes rooms (sim.makes) are read with
+the sim's exact calibration as a game reads them: with the empty board's face and look, and the board the game knew
+before the last disc."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
+import pytest
 from conftest import RED_BGR, YELLOW_BGR, render_board
 
 import vision
+from calibration.sim_truth import sim_board, sim_camera, sim_colours
+from robot.cli.vision_makes_bench import DROP_COLUMNS
+from sim import World, WorldConfig
+from sim.room import furnish, room_for
+from vision.hole_samples import face_colour, sample_holes
 from vision.reliability import SURE
+from vision.unchanged import as_on_empty_board, reference_patches
 
 SHAPE = (6, 7)
+DISCS = 6
+
+
+def _robot_numbered(board: np.ndarray) -> np.ndarray:
+    """The sim's board (player 2 the robot) in the reader's values (1 the robot's colour, as calibrated first)."""
+    return np.select([board == 2, board == 1], [1, 2], 0)
+
+
+@pytest.mark.parametrize(
+    "seed",
+    [
+        10,  # a clear 8 mm face, blue and yellow ring discs, 17 degrees aside
+        8,  # a black 3 mm face, yellow and white ring discs, 34 degrees aside
+    ],
+)
+def test_discs_seen_past_their_rims_are_not_taken_for_a_hand(seed: int) -> None:
+    room = dataclasses.replace(room_for("makes", seed), drift=None)
+    with World(WorldConfig(arm=None)) as world:
+        furnish(world, room)
+        board = sim_board(world, sim_camera(world))
+        corners = np.asarray(board.corners_px)
+        colours = sim_colours(world, board, robot_player=2)
+        empties = [world.render_camera() for _ in range(2)]
+        known = np.zeros(SHAPE, dtype=int)
+        for index, column in enumerate(DROP_COLUMNS[:DISCS]):
+            known = _robot_numbered(world.board_state())
+            world.drop_disc(column, 1 + index % 2)
+            world.wait_until_settled()
+        truth = _robot_numbered(world.board_state())
+        frame = world.render_camera()
+    reference = reference_patches([sample_holes(each, corners, SHAPE) for each in empties])
+    reading = vision.read(
+        frame,
+        SHAPE,
+        corners,
+        (colours.robot_bgr, colours.person_bgr),
+        face_colour(empties, corners, SHAPE),
+        known=known,
+        as_on_empty_board=as_on_empty_board(frame, corners, SHAPE, reference),
+    )
+    assert not reading.covered_holes.any(), reading.problems
+    assert not ((reading.grid != truth) & (reading.confidence >= SURE)).any()
 
 
 def test_a_calibrated_reading_whose_counts_no_game_gives_is_not_sure_of_the_colour_in_excess() -> None:
