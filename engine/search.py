@@ -40,7 +40,7 @@ from engine.package_books import book_answer, early_book, opening_book
 from engine.position import Position, centre_first
 from engine.quick_answer import KERNEL_LOAD_S, kernels_loaded, quick_answer
 from engine.scores import INFINITY, is_exact_at, is_proven, pons_score
-from engine.search_state import searcher, solver
+from engine.search_state import searcher, solver, solver_loaded
 from engine.search_types import MIN_SHARE_WALL_S, Limit, SearchResult, ms_since
 
 if TYPE_CHECKING:  # the numba-backed modules load on the first search, so `import engine` stays quick
@@ -99,7 +99,9 @@ def search(
     answer = _choose(position, limit, level, rng, style, use_book, known or {}, known_outcomes or {}, started)
     wall = time.perf_counter() - wall
     share = (time.process_time() - cpu) / wall if wall >= MIN_SHARE_WALL_S else None
-    return replace(answer, ms=ms_since(started), cpu_share=share)  # a layer's answer may come after later ones ran
+    threads = solver().threads if solver_loaded() else 1
+    # ms again: a layer's answer may come after later ones ran
+    return replace(answer, ms=ms_since(started), cpu_share=share, threads=threads)
 
 
 def _choose(

@@ -4,6 +4,7 @@ measured speed, which says whether a solve is worth starting in the time left.""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from typing import TYPE_CHECKING
@@ -19,6 +20,8 @@ SOLVER_TABLE_MB = 64.0
 MIN_SOLVER_NODES = 20_000  # below this a solver call is not worth its overhead
 SOLVER_LOAD_S = 1.0  # loading the solver's kernel in a fresh process, with margin: never inside a move
 FIRST_SOLVER_NODES_PER_S = 3_000_000  # a cautious guess until this process has measured its own speed
+MAX_SOLVER_THREADS = 4  # a Raspberry Pi's cores; more threads have not been measured
+THREADS_VARIABLE = "C4ROBOT_SOLVER_THREADS"
 
 _local = threading.local()
 
@@ -44,11 +47,23 @@ def solver() -> Solver:
 
     found = getattr(_local, "solver", None)
     if found is None:
-        found = Solver(SOLVER_TABLE_MB)
+        found = Solver(SOLVER_TABLE_MB, solver_threads())
         found.solve(Position.from_moves("11"), node_limit=1)
         _local.solver = found
         _local.solver_nodes_per_s = FIRST_SOLVER_NODES_PER_S
     return found
+
+
+def solver_threads() -> int:
+    """Threads a move's exact solves run on: the cores this process may use (os.sched_getaffinity), at most
+    MAX_SOLVER_THREADS; C4ROBOT_SOLVER_THREADS=N sets N. Why more than one: engine.solver.Solver says."""
+    chosen = os.environ.get(THREADS_VARIABLE, "").strip()
+    if not chosen:
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+        return max(1, min(MAX_SOLVER_THREADS, cores))
+    if not chosen.isdigit() or not 1 <= int(chosen) <= 64:
+        raise ValueError(f"{THREADS_VARIABLE}={chosen!r}: give a whole number of threads from 1 to 64")
+    return int(chosen)
 
 
 def solver_loaded() -> bool:

@@ -31,8 +31,9 @@ class SearchResult:
     proven: the score is exact; depth: plies searched (0 for a book move or a blunder); pv: the
     expected line from this move on; column_scores: per column in the same units as `score`
     (None: full column or not searched); cpu_share: this process's CPU time over the search's wall
-    time (below 1: a busy machine gave the search only that share of a core; None for a search too
-    short to tell).
+    time (below 1: a busy machine gave the search only that share of a core; above 1: the exact solver's
+    threads ran on more than one core; None for a search too short to tell); threads: how many threads the
+    exact solver's searches run on (engine/search_state.py's solver_threads).
     """
 
     column: int
@@ -44,6 +45,7 @@ class SearchResult:
     pv: tuple[int, ...]
     column_scores: tuple[int | None, ...]
     cpu_share: float | None = None
+    threads: int = 1
 
 
 MIN_SHARE_WALL_S = 0.01  # a search shorter than this is too short for its CPU share to mean anything

@@ -25,13 +25,18 @@ near 0 (most positions of interest are close games). Each node:
     again with the main table (SMALL_TABLE_MB below);
   - tries the table's best move first, then moves by the number of winning cells they create,
     centre first among equals.
+A Solver may run each solve on several threads that share the table (lazy SMP: Solver says why and
+how; engine/transposition.py why racing threads never read a wrong score).
 Longer than 400 lines because the solver is one numba kernel (about 210 lines, an explicit stack, no
-recursion: numba compiles it as one loop) beside the batch runner and the Python class that drive it.
+recursion: numba compiles it as one loop) beside the batch runner, and the Python class and its helper
+threads that drive it.
 """
 
 from __future__ import annotations
 
+import threading
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -70,6 +75,7 @@ _FIRST = 1 << 20  # ordering score that puts the table's best move first
 _ETC_REVISIT_MIN_EMPTY = 14
 _ETC_ALWAYS_MIN_EMPTY = 18
 _TABLE_MIN_EMPTY = 8  # nearer the end a re-search is cheaper than a table miss
+_NO_SMALL_TABLE = np.zeros(0, dtype=np.uint64)  # a helper thread joins the main table at once
 
 
 @dataclass(frozen=True)
@@ -122,6 +128,7 @@ def solve_bits(
     small_generation: np.uint64,
     unsigned: np.ndarray,
     signed: np.ndarray,
+    first_root_move: int,
 ) -> tuple[int, int, bool, int]:
     """(score, nodes, aborted, perfect column or -1) of a position given as bitboards; see the module
     docstring and SolveResult.
@@ -134,6 +141,8 @@ def solve_bits(
     `unsigned` and `signed` are scratch space as `workspace(width, height)` makes,
     allocated once by the caller: an allocation per call would cost more than a small search.
     `small` is the cache-resident table of the first _SMALL_TABLE_NODES nodes (7x6 only; empty: none).
+    `first_root_move` k > 0 tries the root's k-th move of its usual order first (modulo the number of
+    moves), then the others in their order: each helper thread of a threaded solve starts elsewhere.
     Preconditions (checked by `Solver.solve`): the game is not over, `fits_fast_path(width, height,
     connect)`, and the keys fit the table's tag (TranspositionTable.max_key_bits).
     """
@@ -157,6 +166,7 @@ def solve_bits(
                 unsigned,
                 signed,
                 True,
+                first_root_move,
             )
             if not aborted:
                 return score, spent, False, column
@@ -177,6 +187,7 @@ def solve_bits(
             unsigned,
             signed,
             False,
+            first_root_move,
         )
         return score, spent + nodes, aborted, column
     return _search(
@@ -196,6 +207,7 @@ def solve_bits(
         unsigned,
         signed,
         False,
+        first_root_move,
     )
 
 
@@ -217,6 +229,7 @@ def _search(
     unsigned: np.ndarray,
     signed: np.ndarray,
     quick: bool,
+    first_root_move: int,
 ) -> tuple[int, int, bool, int]:
     cells = width * height
     key_bits = width * (height + 1)
@@ -379,6 +392,8 @@ def _search(
                     result = cutoff
                     entering = False
                     continue
+                if sp == 0 and count > 1 and first_root_move % count > 0:
+                    _move_to_front(first_root_move % count, s_order, s_moves, s_threats, s_columns)
                 s_key[sp] = key
                 s_count[sp] = count
                 s_index[sp] = 1
@@ -422,6 +437,20 @@ def _search(
     if weak:
         return (1 if low > 0 else (-1 if low < 0 else 0)), nodes, False, low_column
     return low, nodes, False, low_column
+
+
+@njit(inline="always")
+def _move_to_front(
+    index: int, s_order: np.ndarray, s_moves: np.ndarray, s_threats: np.ndarray, s_columns: np.ndarray
+) -> None:
+    """Move the root's ordered move at `index` to the front, the ones before it one place back."""
+    order, move, threats, column = s_order[index], s_moves[index], s_threats[index], s_columns[index]
+    for j in range(index, 0, -1):
+        s_order[j] = s_order[j - 1]
+        s_moves[j] = s_moves[j - 1]
+        s_threats[j] = s_threats[j - 1]
+        s_columns[j] = s_columns[j - 1]
+    s_order[0], s_moves[0], s_threats[0], s_columns[0] = order, move, threats, column
 
 
 @njit(inline="always")
@@ -495,6 +524,7 @@ def solve_batch(
             np.uint64(small_generation),
             unsigned,
             signed,
+            0,
         )
         spent_ticks[i] = ticks() - started
     return generation, small_generation
@@ -507,21 +537,36 @@ class Solver:
     cheaper. `table_size_mb` bounds its memory (the process as a whole stays under 256 MB with 64).
     By default the table is as big as the CPU's L2 cache (engine.transposition.cache_sized_mb says why),
     grown where a board's keys need more bits than it holds (7x7 and 8x6: 16 MB).
+
+    With `threads` above 1, a solve without a node limit runs on that many threads (lazy SMP): helper
+    threads search the same root, each starting with another of its moves, and all share the table, so
+    each finds the others' subtrees proven; the first search to finish answers and the others stop.
+    Why: a busy machine shares its cores per thread where nothing groups the processes, and a robot's
+    computer (a Raspberry Pi has 4 cores) often has a core idle; on one core the helpers cost about a
+    tenth more nodes. A node-limited solve stays on one thread, so that its result does not depend on
+    how the threads were scheduled. The helpers live until the solver is collected.
     """
 
-    def __init__(self, table_size_mb: float | None = None) -> None:
+    def __init__(self, table_size_mb: float | None = None, threads: int = 1) -> None:
+        if threads < 1:
+            raise ValueError(f"{threads} solver threads: give 1 or more")
         self._sized_by_cache = table_size_mb is None
         self.table = TranspositionTable(cache_sized_mb() if table_size_mb is None else table_size_mb)
         self.small = TranspositionTable(SMALL_TABLE_MB)
         self._stop = np.zeros(2, dtype=np.int64)  # a stop flag, and the deadline on the kernels' clock
         seconds_per_tick()  # measured now (once a process), not inside a solve with a deadline
         self._workspaces: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+        self.threads = threads
+        self._helpers: list[_Helper] = []  # started by the first solve that uses them
 
     def _workspace(self, position: Position) -> tuple[np.ndarray, np.ndarray]:
-        size = (position.width, position.height)
-        if size not in self._workspaces:
-            self._workspaces[size] = workspace(*size)
-        return self._workspaces[size]
+        return _workspace_for(self._workspaces, position.width, position.height)
+
+    def _started_helpers(self) -> list[_Helper]:
+        if not self._helpers:
+            self._helpers = [_Helper(index) for index in range(1, self.threads)]
+            weakref.finalize(self, _retire, self._helpers)
+        return self._helpers
 
     def clear(self) -> None:
         """Forget the tables (for measurements that must start cold)."""
@@ -551,13 +596,11 @@ class Solver:
             raise ValueError(f"the window ({floor}, {ceiling}) is empty: give low <= high")
         self._fit_table(position)
         current, mask = position.bitboards
-        limit = _NO_LIMIT if node_limit is None else int(node_limit)
-        self._stop[0] = 0
-        self._stop[1] = 0
-        if deadline is not None:
-            self._stop[1] = deadline_ticks(deadline)
-        start = time.perf_counter()
-        score, nodes, aborted, column = solve_bits(
+        threaded = self.threads > 1 and node_limit is None
+        stop = np.zeros(2, dtype=np.int64) if threaded else self._stop  # a threaded solve's flag is its own
+        stop[0] = 0
+        stop[1] = 0 if deadline is None else deadline_ticks(deadline)
+        question = (
             np.uint64(current),
             np.uint64(mask),
             position.moves_played,
@@ -567,15 +610,23 @@ class Solver:
             weak,
             int(floor),
             int(ceiling),
-            limit,
-            self._stop,
+            _NO_LIMIT if node_limit is None else int(node_limit),
+            stop,
             self.table.entries,
             np.uint64(self.table.generation),
-            self.small.entries,
-            np.uint64(self.small.generation),
-            *self._workspace(position),
         )
+        start = time.perf_counter()
+        job = _Job(question, stop) if threaded else None
+        for helper in self._started_helpers() if job is not None else ():
+            helper.give(job)
+        found = solve_bits(
+            *question, self.small.entries, np.uint64(self.small.generation), *self._workspace(position), 0
+        )
+        if job is not None:
+            job.finish(found)
+            found = job.answer or found  # a helper's search may have finished first
         elapsed_s = time.perf_counter() - start
+        score, nodes, aborted, column = found
         if aborted:
             return None
         return SolveResult(int(score), int(nodes), elapsed_s, int(column) if column >= 0 else None)
@@ -668,3 +719,72 @@ class Solver:
         key_bits = position.width * (position.height + 1)
         if key_bits > self.table.max_key_bits():
             self.table = TranspositionTable(mb_for_key_bits(key_bits))
+
+
+def _workspace_for(
+    workspaces: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]], width: int, height: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The workspace for a width x height board from `workspaces`, made on first use."""
+    if (width, height) not in workspaces:
+        workspaces[(width, height)] = workspace(width, height)
+    return workspaces[(width, height)]
+
+
+class _Job:
+    """One threaded solve: solve_bits' arguments up to the table's generation (`question`, whose stop flag
+    and deadline every thread shares), and the first finished search's (score, nodes, False, column)."""
+
+    def __init__(self, question: tuple, stop: np.ndarray) -> None:
+        self.question = question
+        self.stop = stop
+        self.answer: tuple[int, int, bool, int] | None = None
+
+    def finish(self, found: tuple[int, int, bool, int]) -> None:
+        """Keep `found` if it is the first finished search, and stop every thread's search of this job."""
+        if not found[2] and self.answer is None:
+            self.answer = found
+        self.stop[0] = 1  # the others see it within 1,024 nodes
+
+
+class _Helper:
+    """A thread that joins a Solver's threaded solves: the latest job it is given, started at the root's
+    `index`-th move; a job that finished before the thread got to it is skipped."""
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.retired = False
+        self._job: _Job | None = None
+        self._given = threading.Event()
+        self._workspaces: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+        threading.Thread(target=self._run, name=f"c4robot-solver-helper-{index}", daemon=True).start()
+
+    def give(self, job: _Job | None) -> None:
+        self._job = job
+        self._given.set()
+
+    def _run(self) -> None:
+        done = None
+        while True:
+            self._given.wait()
+            self._given.clear()
+            job = self._job
+            if self.retired:
+                return
+            if job is None or job is done or job.stop[0] != 0:
+                continue
+            done = job
+            found = solve_bits(
+                *job.question,
+                _NO_SMALL_TABLE,
+                np.uint64(0),
+                *_workspace_for(self._workspaces, job.question[3], job.question[4]),
+                self.index,
+            )
+            job.finish(found)
+
+
+def _retire(helpers: list[_Helper]) -> None:
+    """End the helper threads of a collected Solver."""
+    for helper in helpers:
+        helper.retired = True
+        helper.give(None)

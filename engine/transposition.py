@@ -14,7 +14,14 @@ bits (where a multiplication mixes all of the key's bits) and the tag its low bi
 still names one key. A prime bucket count and key % buckets did the same job with two divisions per
 probe; a power of two and a multiplication are cheaper.
 
-An all-zero slot therefore reads as "nothing known", whatever key it is probed with. Clearing the
+An all-zero slot therefore reads as "nothing known", whatever key it is probed with.
+
+Several threads may probe and store at once (a threaded solve, engine/solver.py), with no lock. That is
+safe because an entry is one aligned 64-bit word, read and written whole (relaxed atomic loads and
+stores: single instructions on x86-64 and aarch64, which the compiler may neither split nor repeat), and
+it carries its own key: a probe sees some thread's whole entry for that key or none. Every entry's bounds
+are facts about its position, whichever root or thread proved them, so an entry lost to a racing store,
+or a key held in both slots with different bounds, costs only work: a probe never reads a wrong score. Clearing the
 table moves to the next generation instead of wiping 64 MB (which would also flush the CPU caches);
 every 15th clear wipes for real, so a generation number is never reused while its entries remain.
 Slot 0 of a bucket keeps the entry with the fewest stones (the most work), slot 1 the newest.
@@ -146,9 +153,7 @@ def _prefetch_slot(typingctx, entries, index):
     """Ask the CPU to start loading entries[index] into the cache (LLVM's prefetch); no effect on values."""
 
     def codegen(context, builder, signature, args):
-        array_type = signature.args[0]
-        array = context.make_array(array_type)(context, builder, args[0])
-        address = cgutils.get_item_pointer(context, builder, array_type, array, [args[1]], wraparound=False)
+        address = _slot_address(context, builder, signature.args[0], args)
         prefetch = cgutils.get_or_insert_function(
             builder.module,
             ir.FunctionType(ir.VoidType(), [ir.IntType(8).as_pointer()] + [ir.IntType(32)] * 3),
@@ -168,6 +173,34 @@ def _prefetch_slot(typingctx, entries, index):
     return types.void(entries, index), codegen
 
 
+@intrinsic
+def _load_whole(typingctx, entries, index):
+    """entries[index] read in one 64-bit load (relaxed atomic: never torn, never read twice)."""
+
+    def codegen(context, builder, signature, args):
+        return builder.load_atomic(_slot_address(context, builder, signature.args[0], args), "monotonic", ENTRY_BYTES)
+
+    return types.uint64(entries, index), codegen
+
+
+@intrinsic
+def _store_whole(typingctx, entries, index, value):
+    """entries[index] = value in one 64-bit store (relaxed atomic: no other thread sees half of it)."""
+
+    def codegen(context, builder, signature, args):
+        address = _slot_address(context, builder, signature.args[0], args)
+        builder.store_atomic(args[2], address, "monotonic", ENTRY_BYTES)
+        return context.get_dummy_value()
+
+    return types.void(entries, index, types.uint64), codegen
+
+
+def _slot_address(context, builder, array_type, args):
+    """The address of entries[index] in generated code (args: the array, then the index)."""
+    array = context.make_array(array_type)(context, builder, args[0])
+    return cgutils.get_item_pointer(context, builder, array_type, array, [args[1]], wraparound=False)
+
+
 @njit(cache=True)
 def prefetch(entries: np.ndarray, key: np.uint64, key_bits: int) -> None:
     """Start loading `key`'s bucket, so that a probe a little later finds it in the cache."""
@@ -179,7 +212,7 @@ def probe(entries: np.ndarray, generation: np.uint64, key: np.uint64, key_bits: 
     """(lower bound, upper bound, best column or -1) stored for `key`; (-64, 64, -1) when unknown."""
     slot, label = bucket_of(entries, generation, key, key_bits)
     for i in range(2):
-        entry = entries[slot + np.uint64(i)]
+        entry = _load_whole(entries, slot + np.uint64(i))
         if entry & _LABEL == label:
             lower = np.int64(entry & _LOW7) - 64
             upper = 64 - np.int64((entry >> np.uint64(7)) & _LOW7)
@@ -203,7 +236,7 @@ def store(
     slot, label = bucket_of(entries, generation, key, key_bits)
     target = slot + _ONE
     for i in range(2):
-        entry = entries[slot + np.uint64(i)]
+        entry = _load_whole(entries, slot + np.uint64(i))
         if entry & _LABEL == label:
             lower = max(lower, np.int64(entry & _LOW7) - 64)
             upper = min(upper, 64 - np.int64((entry >> np.uint64(7)) & _LOW7))
@@ -212,16 +245,18 @@ def store(
             target = slot + np.uint64(i)
             break
     else:
-        first = entries[slot]
+        first = _load_whole(entries, slot)
         if first & _GENERATION != generation << _GEN_SHIFT:
             target = slot
         elif np.int64((first >> np.uint64(18)) & _LOW6) >= stones:
-            entries[slot + _ONE] = first  # the displaced entry gets a second life in slot 1
+            _store_whole(entries, slot + _ONE, first)  # the displaced entry gets a second life in slot 1
             target = slot
-    entries[target] = (
+    _store_whole(
+        entries,
+        target,
         label
         | (np.uint64(stones) << np.uint64(18))
         | (np.uint64(column + 1) << np.uint64(14))
         | (np.uint64(64 - upper) << np.uint64(7))
-        | np.uint64(lower + 64)
+        | np.uint64(lower + 64),
     )

@@ -147,6 +147,7 @@ def run_move(args: argparse.Namespace) -> int:
                     "column_scores": list(result.column_scores),
                     "waited_ms": round(answer.waited_ms, 1),
                     "cpu_share": None if result.cpu_share is None else round(result.cpu_share, 2),
+                    "threads": result.threads,
                     "answered_by": answer.answered_by,
                 }
             )
