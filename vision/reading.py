@@ -26,7 +26,13 @@ from vision.geometry import check_corners, check_shape, hole_centres_px
 from vision.hole_samples import FACE_RADIUS, HoleSamples, sample_holes, to_weighted_lab
 from vision.known_board import judged_against_known
 from vision.localise import BoardNotFoundError, locate_board, refine_corners
-from vision.occlusion import OCCLUDED_CONFIDENCE, covered_sentence, occluded_holes, rays_off_the_face
+from vision.occlusion import (
+    OCCLUDED_CONFIDENCE,
+    covered_sentence,
+    discs_in_view,
+    occluded_holes,
+    rays_off_the_face,
+)
 from vision.rim_band import banded
 from vision.stale_colours import checked_against_frame, drifted
 
@@ -189,11 +195,16 @@ def _in_the_light_of_now(samples: HoleSamples, known_face: np.ndarray, own_face:
     return dataclasses.replace(samples, face=own_face)
 
 
-def _check_uncovered(samples: HoleSamples) -> None:
+def _check_uncovered(samples: HoleSamples, disc_colours: np.ndarray | None) -> None:
     """Raise BoardNotFoundError when the holes look just like the face around them: a hand, a sheet or
-    a grey frame covers the board, and known corners alone would read it as an empty board."""
-    contrast = float(np.median(np.linalg.norm(samples.hole_colours - samples.face, axis=1)))
-    if contrast < COVERED_CONTRAST:
+    a grey frame covers the board, and known corners alone would read it as an empty board. A clear face shows
+    the room as its empty holes do: discs of the calibrated colours (`disc_colours`, weighted Lab, or None)
+    standing on each other from the bottom row, unlike the face, show it is in view."""
+    contrast = np.linalg.norm(samples.hole_colours - samples.face, axis=1)
+    if float(np.median(contrast)) >= COVERED_CONTRAST:
+        return
+    discs = (discs_in_view(samples, disc_colours) & (contrast >= COVERED_CONTRAST)).reshape(samples.shape)
+    if not discs.any() or (discs[1:] & ~discs[:-1]).any():
         raise BoardNotFoundError(COVERED_BOARD)
 
 
@@ -252,7 +263,7 @@ def read(
         if not too_dark:  # in the dark, holes and face look alike whatever is in front of them
             # The tunnels' back edges showed, or most holes look as on the empty board: the holes are in view.
             if not tunnels and clear.mean() < CLEAR_BOARD_SHARE:
-                _check_uncovered(samples)
+                _check_uncovered(samples, discs)
             off_the_face = off_face(samples) & ~clear.reshape(-1, 1)
             covered, grazed = occluded_holes(samples, off_the_face, tunnels, clear, discs)
             moved, moved_samples, off_frame = (

@@ -1,5 +1,6 @@
 """Boards whose discs show past their holes' rims: a clear face shows every disc whole behind it, a thin face seen
-34 degrees aside shows a ring disc's edge beyond the rim; neither is a hand in front of the board. A clear face also
+34 degrees aside shows a ring disc's edge beyond the rim; neither is a hand in front of the board, and a clear face
+whose empty holes show the room as its face does is in view where its discs are. A clear face also
 shows a room of a disc's colour through its empty holes, which passes for discs of that colour: read with calibrated
 colours but without the board the game knows, counts no game gives are not sure. Makes rooms (sim.makes) are read with
 the sim's exact calibration as a game reads them: with the empty board's face and look, and the board the game knew
@@ -15,7 +16,7 @@ from conftest import RED_BGR, YELLOW_BGR, render_board
 
 import vision
 from calibration.sim_truth import sim_board, sim_camera, sim_colours
-from robot.cli.vision_makes_bench import DROP_COLUMNS
+from robot.cli.vision_makes_bench import DROP_COLUMNS, read_make
 from sim import World, WorldConfig
 from sim.room import furnish, room_for
 from vision.hole_samples import face_colour, sample_holes
@@ -65,6 +66,12 @@ def test_discs_seen_past_their_rims_are_not_taken_for_a_hand(seed: int) -> None:
     )
     assert not reading.covered_holes.any(), reading.problems
     assert not ((reading.grid != truth) & (reading.confidence >= SURE)).any()
+
+
+def test_a_clear_board_whose_empty_holes_look_like_its_face_is_read_where_its_discs_are() -> None:
+    """Seed 10's clear face shows the room behind it as its empty holes do: the discs show the board is in view."""
+    result = read_make(10, 9)
+    assert result.sure_wrong == 0 and result.discs_right >= 8, result
 
 
 def test_a_calibrated_reading_whose_counts_no_game_gives_is_not_sure_of_the_colour_in_excess() -> None:
