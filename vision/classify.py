@@ -361,15 +361,20 @@ def classify(
     return Classification(outcome.grid, confidence, outcome.colours, problems, outcome.score)
 
 
-def doubting_impossible_counts(grid: np.ndarray, confidence: np.ndarray) -> np.ndarray:
+def doubting_impossible_counts(grid: np.ndarray, confidence: np.ndarray, sure: float | None = None) -> np.ndarray:
     """`confidence` with the discs of the colour in excess no surer than IMPOSSIBLE_COUNT_CONFIDENCE when no game
     gives the grid's counts: some of them may be what the frame made of something else (a loose disc behind the
-    board smeared by blur into a full hole, a room of a disc's colour seen through the holes), or discs stacked by
-    hand."""
+    board smeared by blur into a full hole, a room of a disc's colour seen through a clear face's holes), or discs
+    stacked by hand. `sure`: only those with no disc at that confidence or more above them, where a room passes
+    for discs that gravity allows (discs of calibrated colours are trusted one by one)."""
     if not count_problem(grid):
         return confidence
     excess = 1 if (grid == 1).sum() > (grid == 2).sum() else 2
-    return np.where(grid == excess, np.minimum(confidence, IMPOSSIBLE_COUNT_CONFIDENCE), confidence)
+    doubted = grid == excess
+    if sure is not None:
+        sure_discs = (grid != 0) & (confidence >= sure)
+        doubted &= np.flipud(np.cumsum(np.flipud(sure_discs), axis=0)) == sure_discs
+    return np.where(doubted, np.minimum(confidence, IMPOSSIBLE_COUNT_CONFIDENCE), confidence)
 
 
 def _partly_filled_cap(outcome: _Outcome, is_learnt: bool) -> np.ndarray:

@@ -359,7 +359,7 @@ def read(
         confidence, contradictions = judged_against_known(grid, confidence, known, reference is not None)
         problems[:0] = contradictions
     elif reference is not None:  # calibrated colours leave counts free for the game to judge; without one, games do
-        confidence = doubting_impossible_counts(grid, confidence)
+        confidence = doubting_impossible_counts(grid, confidence, SURE)
     if off_frame:
         problems.insert(0, off_frame)
         confidence = np.minimum(confidence, OCCLUDED_CONFIDENCE)
