@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -125,6 +125,17 @@ def _kept(plain: _Look, lenses: _Look, may_switch: bool, cut: np.ndarray) -> _Lo
     if not is_lenses:
         doubted |= cut
     return _doubting(kept, doubted)
+
+
+def _as_calibrated(refined: _Look, calibrated: Callable[[], _Look]) -> _Look:
+    """Of the holes read where calibrated corners were refined to (the rims the frame shows) and where calibration put
+    them, the look with fewer unsure cells, doubting what the other reads otherwise (_kept): seen from aside, the
+    rims of a thin face lie off the discs behind them, and discs read there show crescents of the face."""
+    try:
+        other = calibrated()
+    except BoardNotFoundError:
+        return refined
+    return _kept(refined, other, True, np.zeros(refined.result.grid.shape, dtype=bool))
 
 
 def _doubting(look: _Look, doubted: np.ndarray) -> _Look:
@@ -309,6 +320,8 @@ def read(
             plain = looked(found, tunnels=False)
         except BoardNotFoundError as error:
             unseen = error
+        if plain is not None and given is not None and found is not given and plain.unsure_cells():
+            plain = _as_calibrated(plain, lambda: looked(given, tunnels=False))
         thickness = 0.0
         hidden = plain is None or not plain.samples.visible.all()  # what a thick face's tunnels do to a plain look
         # Holes read empty that a disc colour fills but for a crescent: a tunnel's wall hides one side of every disc
