@@ -17,33 +17,43 @@ from vision.hole_samples import LIGHTNESS_WEIGHT, to_weighted_lab
 
 # The per-channel gains a webcam's exposure and white balance drift give (exposure +-30% and a few hundred kelvin).
 GAIN_RANGE = (0.6, 1.7)
-# A face patch's median this bright may hold pixels burnt at the camera's ceiling: no measure of the gains.
-NEAR_CEILING = 240
+# A patch's channel this bright may hold pixels burnt at the camera's ceiling: its median is a lower bound only.
+NEAR_CEILING = 200
 # The face's patches within this distance (weighted Lab) of the reference's, after the gains, show the same face.
 SAME_FACE = 12.0
 
 
-def in_reference_light(patches: np.ndarray, reference: np.ndarray, face: slice) -> np.ndarray:
-    """`patches` ((holes, patches, 3) weighted Lab) in the light of `reference` (the same, of a reference frame;
-    NaN where it holds none): each channel's gain is the median ratio of the reference's face patches (`face`, the
-    patches on the board's face round each hole) to this frame's. `patches` is returned as it is when the gains are
-    none a webcam gives, or fit fewer of the face's patches than no gains do."""
-    seen, then = _bgr(patches), _bgr(reference)
-    usable = ~np.isnan(then[:, face]).any(axis=-1) & (seen[:, face] < NEAR_CEILING).all(axis=-1)
+def light_gains(patches: np.ndarray, reference: np.ndarray, face: slice) -> np.ndarray | None:
+    """(3,) the per-channel (BGR) gains that put `patches` ((holes, patches, 3) weighted Lab) in the light of
+    `reference` (the same, of a reference frame): the median ratio of the reference's face patches (`face`, those
+    on the board's face round each hole) to this frame's. None when they are none a webcam gives, or fit fewer of
+    the face's patches than no gains do."""
+    seen, then = _bgr(patches[:, face]), _bgr(reference[:, face])
+    usable = ~np.isnan(then).any(axis=-1) & (seen < NEAR_CEILING).all(axis=-1)
     if not usable.any():
-        return patches
-    gains = np.median(then[:, face][usable] / np.maximum(seen[:, face][usable], 1.0), axis=0)
+        return None
+    gains = np.median(then[usable] / np.maximum(seen[usable], 1.0), axis=0)
     if not ((gains >= GAIN_RANGE[0]) & (gains <= GAIN_RANGE[1])).all():
-        return patches
-    # The reference as this frame's light shows it, burnt where the camera's ceiling burns it (a patch's median
-    # burns as its pixels do), and how far this frame is from that, carried back to the reference.
-    expected = to_weighted_lab(np.clip(np.nan_to_num(then) / gains, 0, 255))
-    corrected = np.where(np.isnan(reference), patches, reference + (patches - expected))
-    if _same_face_share(corrected[:, face], reference[:, face]) < _same_face_share(
-        patches[:, face], reference[:, face]
-    ):
-        return patches
-    return corrected
+        return None
+    corrected = to_weighted_lab(np.clip(seen * gains, 0, 255))
+    if _same_face_share(corrected, reference[:, face]) < _same_face_share(patches[:, face], reference[:, face]):
+        return None
+    return gains
+
+
+def in_reference_light(patches: np.ndarray, gains: np.ndarray, reference: np.ndarray | None = None) -> np.ndarray:
+    """`patches` ((holes, patches, 3) weighted Lab) times `gains` (light_gains). A channel near the camera's ceiling,
+    here or in the `reference` they are compared with (NaN where it holds none), may hold burnt pixels and shows
+    only that it is at least that bright: it counts as the reference's where that fits."""
+    seen = _bgr(patches)
+    corrected = seen * gains
+    if reference is not None:
+        then = _bgr(reference)
+        here, there = seen >= NEAR_CEILING, np.nan_to_num(then) >= NEAR_CEILING
+        burnt = (here | there) & ~np.isnan(then)
+        bound = np.where(here, np.fmax(corrected, then), np.fmin(corrected, then))
+        corrected = np.where(burnt, bound, corrected)
+    return to_weighted_lab(np.clip(corrected, 0, 255))
 
 
 def _same_face_share(patches: np.ndarray, reference: np.ndarray) -> float:

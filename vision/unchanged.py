@@ -8,6 +8,9 @@ vision.reference_light), is where it was, within a webcam's noise. A disc change
 a hand the face round the hole, a camera moved by a pixel or two the rim. A hole the game knows empty that is
 unchanged is empty, however it is read; a known disc read empty is a disc taken out only if its hole looks as on
 the empty board, otherwise something is in front of it (a dark sleeve) and it is read covered.
+
+Longer than 400 lines because the game's checks of one frame share its samples and patches (`_LastLook`, the light
+they are put in): split into modules, each would sample the frame again or reach into the others' cache.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from vision.hole_samples import (
 )
 from vision.occlusion import covered_sentence
 from vision.reading import BoardReading
-from vision.reference_light import in_reference_light
+from vision.reference_light import in_reference_light, light_gains
 from vision.reliability import SURE
 
 # Rays in a patch (RAY_COUNT / RAYS_PER_PATCH patches round a hole), and the radii (pitches) that split each ray
@@ -85,9 +88,12 @@ def _patches_of(samples: HoleSamples) -> np.ndarray:
     return _LastLook.patches
 
 
-def _in_light_of(reference: np.ndarray, samples: HoleSamples) -> np.ndarray:
-    """The patch colours of `samples` in the light of the `reference` frame (vision.reference_light)."""
-    return in_reference_light(_patches_of(samples), reference, FACE)
+def _in_light_of(reference: np.ndarray | None, samples: HoleSamples, light: np.ndarray | None = None) -> np.ndarray:
+    """The patch colours of `samples`, to compare with `reference`, in the light of the `light` frame (default the
+    reference's; None: as seen), both reference_patches (vision.reference_light)."""
+    patches, light = _patches_of(samples), reference if light is None else light
+    gains = None if light is None else light_gains(patches, light, FACE)
+    return patches if gains is None else in_reference_light(patches, gains, reference)
 
 
 def patch_colours(samples: HoleSamples) -> np.ndarray:
@@ -328,22 +334,30 @@ def _lowest_empty(known: np.ndarray) -> np.ndarray:
     return empty & (np.cumsum(empty, axis=0) == 1)
 
 
-def disc_patches(frame: np.ndarray, corners: np.ndarray, shape: tuple[int, int], holes: np.ndarray) -> np.ndarray:
-    """(rows * cols, patches, 3): the patch colours of `holes` ((rows, cols) bool) in `frame`, NaN elsewhere: the
-    look of discs the game has just confirmed, for `trust_unchanged_discs`."""
-    patches = _patches_of(_looked_at(frame, corners, shape)).copy()
+def disc_patches(
+    frame: np.ndarray, corners: np.ndarray, shape: tuple[int, int], holes: np.ndarray, light: np.ndarray | None
+) -> np.ndarray:
+    """(rows * cols, patches, 3): the patch colours of `holes` ((rows, cols) bool) in `frame`, NaN elsewhere, in the
+    light of the empty board's frames (`light`: their reference_patches; None: as seen): the look of discs the game
+    has just confirmed, for `trust_unchanged_discs`."""
+    patches = _in_light_of(None, _looked_at(frame, corners, shape), light).copy()
     patches[~np.asarray(holes).ravel()] = np.nan
     return patches
 
 
 def trust_unchanged_discs(
-    reading: BoardReading, frame: np.ndarray, corners: np.ndarray, known: np.ndarray, disc_reference: np.ndarray
+    reading: BoardReading,
+    frame: np.ndarray,
+    corners: np.ndarray,
+    known: np.ndarray,
+    disc_reference: np.ndarray,
+    light: np.ndarray | None,
 ) -> BoardReading:
     """`reading` with the discs the game knows (`known`, players' values) read as known, at SURE, where the reader
-    read them otherwise (empty, covered, unsure) but their holes look as they did when the game confirmed them
-    (`disc_reference`: disc_patches of those frames, NaN where none was kept): a disc seen aslant through a thick
-    face that the reader takes for the room behind is still the disc it was a move ago. A disc taken out, a hand or
-    a sleeve in front, or a change of light changes its hole, and the reader's reading stands."""
+    read them otherwise (empty, covered, unsure) but their holes look as when the game confirmed them
+    (`disc_reference`: disc_patches of those frames in `light`'s, NaN where none was kept): a disc seen aslant
+    through a thick face, or a ring, the reader takes for the room behind is still the disc it was a move ago. A
+    disc taken out or a sleeve in front changes its hole, and the reader's reading stands."""
     if not reading.is_board_found:
         return reading
     covered = reading.covered_holes
@@ -352,7 +366,8 @@ def trust_unchanged_discs(
     if not doubted.any():
         return reading
     with np.errstate(invalid="ignore"):
-        moved = np.linalg.norm(_patches_of(_looked_at(frame, corners, known.shape)) - disc_reference, axis=2)
+        seen = _in_light_of(disc_reference, _looked_at(frame, corners, known.shape), light)
+        moved = np.linalg.norm(seen - disc_reference, axis=2)
         trusted = doubted & (moved.max(axis=1) < UNCHANGED_DISTANCE).reshape(known.shape)
     if not trusted.any():
         return reading

@@ -151,7 +151,7 @@ class BoardWatcher:
         new &= ~reading.covered_holes
         if not new.any():
             return
-        looks = disc_patches(frame, self.corners, self.shape, new)
+        looks = disc_patches(frame, self.corners, self.shape, new, self.empty_reference)
         if self.disc_reference is None:
             self.disc_reference = looks
         else:  # only holes the game knows hold a disc are ever compared: older looks elsewhere are never read
@@ -222,7 +222,9 @@ class BoardWatcher:
         reading = trust_unchanged_empties(reading, frame, self.corners, self.known_board == 0, self.empty_reference)
         reading = doubt_changed_empties(reading, frame, self.corners, self.known_board, self.empty_reference)
         if self.disc_reference is not None:
-            reading = trust_unchanged_discs(reading, frame, self.corners, self.known_board, self.disc_reference)
+            reading = trust_unchanged_discs(
+                reading, frame, self.corners, self.known_board, self.disc_reference, self.empty_reference
+            )
         if self.expected is not None and self.colours is not None:
             column, player = self.expected
             reading = expected_disc_from_change(
