@@ -20,7 +20,7 @@ SOLVER_TABLE_MB = 64.0
 MIN_SOLVER_NODES = 20_000  # below this a solver call is not worth its overhead
 SOLVER_LOAD_S = 1.0  # loading the solver's kernel in a fresh process, with margin: never inside a move
 FIRST_SOLVER_NODES_PER_S = 3_000_000  # a cautious guess until this process has measured its own speed
-MAX_SOLVER_THREADS = 4  # a Raspberry Pi's cores; more threads have not been measured
+MAX_SOLVER_THREADS = 4  # `cores` takes at most this many (a Raspberry Pi's); more have not been measured
 THREADS_VARIABLE = "C4ROBOT_SOLVER_THREADS"
 
 _local = threading.local()
@@ -55,14 +55,21 @@ def solver() -> Solver:
 
 
 def solver_threads() -> int:
-    """Threads a move's exact solves run on: the cores this process may use (os.sched_getaffinity), at most
-    MAX_SOLVER_THREADS; C4ROBOT_SOLVER_THREADS=N sets N. Why more than one: engine.solver.Solver says."""
-    chosen = os.environ.get(THREADS_VARIABLE, "").strip()
+    """Threads a move's exact solves run on: 1 unless C4ROBOT_SOLVER_THREADS says N, or `cores` (the cores this
+    process may use, os.sched_getaffinity, at most MAX_SOLVER_THREADS).
+
+    One by default: where the move's CPU is a fixed share (a busy process in another session under Linux's
+    autogroup, a cgroup's quota) the helpers' extra nodes and their restart of a resumed proof cost more
+    than they add; they pay only where a core would otherwise stay idle (engine.solver.Solver).
+    """
+    chosen = os.environ.get(THREADS_VARIABLE, "").strip().lower()
     if not chosen:
+        return 1
+    if chosen == "cores":
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
         return max(1, min(MAX_SOLVER_THREADS, cores))
     if not chosen.isdigit() or not 1 <= int(chosen) <= 64:
-        raise ValueError(f"{THREADS_VARIABLE}={chosen!r}: give a whole number of threads from 1 to 64")
+        raise ValueError(f"{THREADS_VARIABLE}={chosen!r}: give a number of threads from 1 to 64, or cores")
     return int(chosen)
 
 

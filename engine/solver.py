@@ -541,10 +541,12 @@ class Solver:
     With `threads` above 1, a solve without a node limit runs on that many threads (lazy SMP): helper
     threads search the same root, each starting with another of its moves, and all share the table, so
     each finds the others' subtrees proven; the first search to finish answers and the others stop.
-    Why: a busy machine shares its cores per thread where nothing groups the processes, and a robot's
-    computer (a Raspberry Pi has 4 cores) often has a core idle; on one core the helpers cost about a
-    tenth more nodes. A node-limited solve stays on one thread, so that its result does not depend on
-    how the threads were scheduled. The helpers live until the solver is collected.
+    Why: where a core would otherwise stay idle (a Raspberry Pi has 4) or the system shares the CPU per
+    thread, a solve gets more CPU. Where its CPU is a fixed share (Linux's autogroup beside a busy
+    process in another session, a cgroup's quota) the threads cost more than they add: up to a tenth
+    more nodes, slower nodes, and a helper restarts elsewhere a proof the main thread resumes.
+    A node-limited solve stays on one thread, so that its result does not depend on how the threads were
+    scheduled. The helpers live until the solver is collected.
     """
 
     def __init__(self, table_size_mb: float | None = None, threads: int = 1) -> None:
