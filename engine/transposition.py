@@ -232,16 +232,20 @@ def store(
     column: int,
     stones: int,
 ) -> None:
-    """Record bounds for `key`, tightening what is already known about it; keeps the biggest subtree in slot 0."""
+    """Record bounds for `key`, tightening what is already known about it; keeps the biggest subtree in slot 0.
+
+    The column kept is the one that proved the higher lower bound (a root's solve names it as its perfect
+    move): threads at different null windows may store a weaker bound after a stronger one."""
     slot, label = bucket_of(entries, generation, key, key_bits)
     target = slot + _ONE
     for i in range(2):
         entry = _load_whole(entries, slot + np.uint64(i))
         if entry & _LABEL == label:
-            lower = max(lower, np.int64(entry & _LOW7) - 64)
-            upper = min(upper, 64 - np.int64((entry >> np.uint64(7)) & _LOW7))
-            if column < 0:
+            known_lower = np.int64(entry & _LOW7) - 64
+            if column < 0 or lower < known_lower:  # the column stays with the lower bound it proves
                 column = np.int64((entry >> np.uint64(14)) & _LOW4) - 1
+            lower = max(lower, known_lower)
+            upper = min(upper, 64 - np.int64((entry >> np.uint64(7)) & _LOW7))
             target = slot + np.uint64(i)
             break
     else:
