@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from robot.cli.calibration_io import load_setup, read_frame_and_settings, save_setup, sim_world
 from robot.cli.common import bounded_int
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def register_colours(steps: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
@@ -57,6 +58,8 @@ def register_colours(steps: argparse._SubParsersAction, parents: list[argparse.A
 def run_colours(args: argparse.Namespace) -> int:
     """Sample the two disc colours from the bottom holes of the robot's and the person's columns."""
     import dataclasses
+
+    import numpy as np
 
     from calibration.colours import colours_from_columns, separation_problem
 
@@ -98,6 +101,8 @@ def _frames(
     """The empty board's frame (None where there is none: a photo without --empty-image, a camera with no person
     at the terminal), the discs' frame, and the webcam settings both were read in (the same, so that only the discs
     differ)."""
+    import numpy as np
+
     from robot.cli.vision_commands import load_image
 
     if args.empty_image is not None and args.image is None:
