@@ -240,10 +240,17 @@ def in_board_light(bgr: np.ndarray, light: float) -> np.ndarray:
 
 def from_weighted_lab_to_bgr(weighted_lab: np.ndarray) -> np.ndarray:
     """Inverse of `to_weighted_lab` for a few colours, (..., 3) -> uint8 BGR."""
-    lab = np.array(weighted_lab, dtype=np.float32).reshape(-1, 1, 3)
+    return np.clip(np.rint(weighted_lab_to_bgr_floats(weighted_lab)), 0, 255).astype(np.uint8)
+
+
+def weighted_lab_to_bgr_floats(weighted_lab: np.ndarray) -> np.ndarray:
+    """Inverse of `to_weighted_lab`, (..., 3) -> float BGR in 0..255 unrounded (gains between two frames' looks
+    need the fractions); a colour with a NaN stays NaN."""
+    lab = np.array(weighted_lab, dtype=np.float32)
     lab[..., 0] /= LIGHTNESS_WEIGHT
-    bgr = cv2.cvtColor(lab, cv2.COLOR_Lab2BGR) * 255.0
-    return np.clip(np.rint(bgr), 0, 255).astype(np.uint8).reshape(np.shape(weighted_lab))
+    bgr = cv2.cvtColor(np.nan_to_num(lab.reshape(-1, 1, 3)), cv2.COLOR_Lab2BGR).reshape(lab.shape) * 255.0
+    bgr[np.isnan(lab).any(axis=-1)] = np.nan
+    return bgr
 
 
 def _ray_offsets() -> np.ndarray:

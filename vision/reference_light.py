@@ -10,10 +10,9 @@ move the median, a hand in front of most of it leaves no face to fit and nothing
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 
-from vision.hole_samples import LIGHTNESS_WEIGHT, to_weighted_lab
+from vision.hole_samples import to_weighted_lab, weighted_lab_to_bgr_floats
 
 # The per-channel gains a webcam's exposure and white balance drift give (exposure +-30% and a few hundred kelvin).
 GAIN_RANGE = (0.6, 1.7)
@@ -28,7 +27,7 @@ def light_gains(patches: np.ndarray, reference: np.ndarray, face: slice) -> np.n
     `reference` (the same, of a reference frame): the median ratio of the reference's face patches (`face`, those
     on the board's face round each hole) to this frame's. None when they are none a webcam gives, or fit fewer of
     the face's patches than no gains do."""
-    seen, then = _bgr(patches[:, face]), _bgr(reference[:, face])
+    seen, then = weighted_lab_to_bgr_floats(patches[:, face]), weighted_lab_to_bgr_floats(reference[:, face])
     usable = ~np.isnan(then).any(axis=-1) & (seen < NEAR_CEILING).all(axis=-1)
     if not usable.any():
         return None
@@ -45,10 +44,10 @@ def in_reference_light(patches: np.ndarray, gains: np.ndarray, reference: np.nda
     """`patches` ((holes, patches, 3) weighted Lab) times `gains` (light_gains). A channel near the camera's ceiling,
     here or in the `reference` they are compared with (NaN where it holds none), may hold burnt pixels and shows
     only that it is at least that bright: it counts as the reference's where that fits."""
-    seen = _bgr(patches)
+    seen = weighted_lab_to_bgr_floats(patches)
     corrected = seen * gains
     if reference is not None:
-        then = _bgr(reference)
+        then = weighted_lab_to_bgr_floats(reference)
         here, there = seen >= NEAR_CEILING, np.nan_to_num(then) >= NEAR_CEILING
         burnt = (here | there) & ~np.isnan(then)
         bound = np.where(here, np.fmax(corrected, then), np.fmin(corrected, then))
@@ -62,13 +61,3 @@ def _same_face_share(patches: np.ndarray, reference: np.ndarray) -> float:
         distances = np.linalg.norm(patches - reference, axis=-1)
     known = ~np.isnan(distances)
     return float((distances[known] < SAME_FACE).mean()) if known.any() else 0.0
-
-
-def _bgr(weighted_lab: np.ndarray) -> np.ndarray:
-    """Weighted Lab (..., 3) to BGR (..., 3) floats in 0..255, NaN kept."""
-    lab = np.array(weighted_lab, dtype=np.float32)
-    lab[..., 0] /= LIGHTNESS_WEIGHT
-    flat = np.nan_to_num(lab.reshape(-1, 1, 3))
-    bgr = cv2.cvtColor(flat, cv2.COLOR_Lab2BGR).reshape(lab.shape) * 255.0
-    bgr[np.isnan(lab).any(axis=-1)] = np.nan
-    return bgr
