@@ -125,13 +125,19 @@ def discless_holes(reference: np.ndarray, samples: HoleSamples) -> np.ndarray:
     """(rows, cols) bool, row 0 at the bottom: the holes with no disc in them, their insides and rims looking as in
     the reference (reference_patches, sampled as `samples`) but for a patch or two (MOST_INNER_CHANGED: the edge of a
     disc next to it); a disc in it changes its inside, or its rim all round (a black disc before a black room)."""
-    inner = _inner_changes(reference, samples)
-    return ((inner >= UNCHANGED_DISTANCE).sum(axis=1) <= MOST_INNER_CHANGED).reshape(samples.shape)
+    return _few_changed(_inner_changes(_in_light_of(reference, samples), reference)).reshape(samples.shape)
 
 
-def _inner_changes(reference: np.ndarray, samples: HoleSamples) -> np.ndarray:
-    """(holes, INNER_PATCHES): how far each patch inside a hole and on its rim moved from the reference's."""
-    return np.linalg.norm(_in_light_of(reference, samples)[:, :INNER_PATCHES] - reference[:, :INNER_PATCHES], axis=2)
+def _inner_changes(seen: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """(holes, INNER_PATCHES): how far each patch inside a hole and on its rim (`seen`, in the reference's light)
+    moved from the reference's."""
+    return np.linalg.norm(seen[:, :INNER_PATCHES] - reference[:, :INNER_PATCHES], axis=2)
+
+
+def _few_changed(inner: np.ndarray) -> np.ndarray:
+    """(holes,) bool: the holes whose inner patches' moves (holes, INNER_PATCHES) pass UNCHANGED_DISTANCE in at most
+    MOST_INNER_CHANGED of them."""
+    return (inner >= UNCHANGED_DISTANCE).sum(axis=1) <= MOST_INNER_CHANGED
 
 
 def unchanged_holes(reference: np.ndarray, samples: HoleSamples) -> np.ndarray:
@@ -154,11 +160,12 @@ def refreshed_reference(
     unchanged but for a patch or two (the edge of a disc just dropped next to them), or changed by less than a disc
     does (light that drifted since). Later frames are then judged against the look of the last confirmed board."""
     samples = _looked_at(frame, corners, shape)
-    inner = _inner_changes(reference, samples)
-    drifted = (inner.max(axis=1) < CHANGED_DISTANCE).reshape(shape)
-    renewed = (np.asarray(empty, dtype=bool) & (drifted | discless_holes(reference, samples))).ravel()
+    seen = _in_light_of(reference, samples)
+    inner = _inner_changes(seen, reference)
+    drifted = inner.max(axis=1) < CHANGED_DISTANCE
+    renewed = np.asarray(empty, dtype=bool).ravel() & (drifted | _few_changed(inner))
     refreshed = reference.copy()
-    refreshed[renewed] = _in_light_of(reference, samples)[renewed]
+    refreshed[renewed] = seen[renewed]
     return refreshed
 
 
