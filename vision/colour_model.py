@@ -2,7 +2,7 @@
 
 Every disc the game knows (the robot's own drops, a person's move once it is confirmed) shows its player's colour
 in the light of the moment, where the reader looks for it (vision.deep_holes.holes_as_read: behind a thick face,
-in the part of the hole its tunnel does not hide); so do the holes the game knows empty for what shows through them. The model keeps the
+in the part of the hole its tunnel does not hide; a ring-shaped disc in its ring, not the room its middle shows); so do the holes the game knows empty for what shows through them. The model keeps the
 most recent of them, each put in the board's light (vision.hole_samples.in_board_light: a lamp to one side makes
 a gradient of light, not of colour), and gives the reader their median: colours that follow light drifting during
 the game and do not hang on one disc that happened to be pale or in a shadow. It also says when two colours, or a
@@ -20,6 +20,7 @@ import numpy as np
 
 from vision.deep_holes import holes_as_read
 from vision.hole_samples import BLACK, from_weighted_lab_to_bgr, local_light, to_weighted_lab
+from vision.rim_band import ring_disc_colours
 
 # The discs of a player the model remembers: enough for a median that one odd disc does not move, few enough to
 # follow the light of the last moves.
@@ -68,8 +69,10 @@ class ColourModel:
         if known.shape != self.shape:
             raise ValueError(f"the known board is {known.shape[0]}x{known.shape[1]}, the model's {self.shape}")
         samples = holes_as_read(frame_bgr, np.asarray(corners_px, float), self.shape)
-        in_board_light = (samples.hole_colours - BLACK) / local_light(samples)[:, None] + BLACK
         values = known.ravel()
+        rings, bands = ring_disc_colours(samples)  # a ring disc is its band's colour, not the room's through it
+        filling = np.where((rings & (values != 0))[:, None], bands, samples.hole_colours)
+        in_board_light = (filling - BLACK) / local_light(samples)[:, None] + BLACK
         used = np.ones(values.shape, bool) if skip is None else ~np.asarray(skip, bool).ravel()
         told_holes = np.zeros(values.shape, bool) if told is None else np.asarray(told, bool).ravel()
         for kept, value in ((self.empty, 0), (self.discs[0], 1), (self.discs[1], 2)):

@@ -144,20 +144,32 @@ def with_ring_discs(
     samples: HoleSamples | None = None,
 ) -> np.ndarray:
     """(rows, cols, 3) BGR, row 0 at the bottom: `centre_bgr` (what a sample round each hole's centre shows), but
-    where the middle shows a ring and the band is not the face (`ring_discs`; the colour step's disc is lit as it may
-    be), the band's colour: the mean of the band's samples that are its median's colour in
-    some light (a glare spot or a sliver of the room left out). `samples`: the holes as sampled already (in their
-    lenses, behind a thick face), else sampled here."""
+    where the middle shows a ring and the band is not the face (`ring_disc_colours`: the colour step's disc is lit as
+    it may be), the band's colour. `samples`: the holes as sampled already (in their lenses, behind a thick face),
+    else sampled here."""
     if samples is None:
         samples = sample_holes(image_bgr, np.asarray(corners_px, dtype=np.float64), shape)
-    radii, mask = band_mask(samples)
     colours = np.asarray(centre_bgr, dtype=np.float64).reshape(-1, 3).copy()
-    for hole in np.flatnonzero(ring_discs(samples, shows_a_ring(samples), uniform=False)):
+    rings, band = ring_disc_colours(samples)
+    for hole in np.flatnonzero(rings):
+        colours[hole] = from_weighted_lab_to_bgr(band[hole])
+    return colours.reshape(*shape, 3)
+
+
+def ring_disc_colours(samples: HoleSamples) -> tuple[np.ndarray, np.ndarray]:
+    """(holes,) bool, the holes whose middle shows a ring and whose band is not the face, however unevenly lit or cut
+    by a tunnel's wall (`ring_discs`, not `uniform`), and (holes, 3) weighted Lab, their band's colour there: the mean
+    of the band's samples that are its median's colour in some light (a glare spot, a sliver of the room or of a
+    tunnel's wall left out). For whoever knows a disc is in the hole and wants its colour, not the room's."""
+    rings = ring_discs(samples, shows_a_ring(samples), uniform=False)
+    radii, mask = band_mask(samples)
+    colours = np.zeros((len(rings), 3))
+    for hole in np.flatnonzero(rings):
         band = samples.rays[hole, :, radii][mask[hole]]
         own = np.median(band, axis=0)[None]
         alike = band[shaded_distances(band, own, SAME_SURFACE_RANGE)[0] < SAME_SURFACE_DISTANCE]
-        colours[hole] = from_weighted_lab_to_bgr(alike.mean(axis=0) if len(alike) else own[0])
-    return colours.reshape(*shape, 3)
+        colours[hole] = alike.mean(axis=0) if len(alike) else own[0]
+    return rings, colours
 
 
 def shows_a_ring(samples: HoleSamples) -> np.ndarray:
