@@ -5,11 +5,17 @@ or in front of the board passing for them (a background of a disc's colour seen 
 move: those new discs are unsure and a problem says so. A person's second disc or a disc taken out still shows
 (the move detector names them); a known disc read in the other colour cannot have changed colour, so it is
 unsure too.
+
+With the empty board's look (vision.unchanged), a hole the game knows empty that looks just as it did then, face
+ring and all, holds no disc, whatever the room seen through it resembles (a yellow table seen through a clear
+board's holes passes for yellow discs): it is read empty, and counts as no new disc.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from vision.gravity import count_problem
 
 # More new discs than this since the board the game knows is not a move.
 MAX_NEW_DISCS = 2
@@ -40,3 +46,18 @@ def judged_against_known(
         problems.append(CHANGED_COLOUR.format(count=int(changed.sum())))
         confidence = np.where(changed, np.minimum(confidence, CONTRADICTED_CONFIDENCE), confidence)
     return confidence, problems
+
+
+def with_empty_look(
+    grid: np.ndarray, problems: list[str], known: np.ndarray, as_on_empty_board: np.ndarray
+) -> tuple[np.ndarray, list[str]]:
+    """`grid` (row 0 at the bottom) with the holes `known` empty that look as on the empty board (`as_on_empty_board`,
+    (rows, cols) bool) read empty, and the reading's `problems` with its count of discs (vision.gravity) for that
+    grid."""
+    unchanged = np.asarray(as_on_empty_board, dtype=bool) & (np.asarray(known) == 0) & (grid != 0)
+    if not unchanged.any():
+        return grid, problems
+    emptied = np.where(unchanged, 0, grid).astype(np.int8)
+    counts = count_problem(emptied)
+    kept = [problem for problem in problems if problem != count_problem(grid)]
+    return emptied, kept + ([counts] if counts else [])

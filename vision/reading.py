@@ -24,7 +24,7 @@ from vision.deep_holes import cut_short, in_lenses, seen_thickness, unproven_in_
 from vision.frame_check import framed
 from vision.geometry import check_corners, check_shape, hole_centres_px
 from vision.hole_samples import FACE_RADIUS, HoleSamples, sample_holes, to_weighted_lab
-from vision.known_board import judged_against_known
+from vision.known_board import judged_against_known, with_empty_look
 from vision.localise import BoardNotFoundError, locate_board, refine_corners
 from vision.occlusion import (
     OCCLUDED_CONFIDENCE,
@@ -238,7 +238,8 @@ def read(
     board the game knows ((rows, cols), values as `colours`, row 0 at the bottom): many new discs, or known discs
     in the other colour, are unsure (vision.known_board). as_on_empty_board: (rows, cols) bool, row 0 at the bottom,
     with calibrated corners: the holes that look just as on the empty board, face ring and all (vision.unchanged):
-    nothing is in front of them, however much like the face a pale room seen through them looks.
+    nothing is in front of them, however much like the face a pale room seen through them looks, and one `known`
+    empty holds no disc, however much like a disc the room seen through it looks.
     Raises ValueError for a bad image, shape, corners or colours. A board that cannot be found is not
     an error: the reading has corners None, an all-empty grid, zero confidence and a problem sentence.
     """
@@ -369,6 +370,7 @@ def read(
         problems.insert(0, TOO_DARK)
         confidence = np.minimum(confidence, OCCLUDED_CONFIDENCE)
     if known is not None:
+        grid, problems = with_empty_look(grid, problems, known, clear)
         confidence, contradictions = judged_against_known(grid, confidence, known, reference is not None)
         problems[:0] = contradictions
     elif reference is not None:  # calibrated colours leave counts free for the game to judge; without one, games do
