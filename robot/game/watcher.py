@@ -41,6 +41,7 @@ from vision.unchanged import (
     as_on_empty_board,
     cover_unproven_removals,
     disc_patches,
+    discless_holes,
     doubt_changed_empties,
     expected_disc_from_change,
     person_disc_from_change,
@@ -131,15 +132,21 @@ class BoardWatcher:
         # otherwise, or a hole something covers, would teach a wrong colour.
         skip = reading.covered_holes | (unlike & (self.known_board != 0))
         told = ~unlike & (reading.confidence >= SURE)
-        self.colour_model.learn(frame, reading.corners, self.known_board, skip, relearn=moved, told=told)
+        self.colour_model.learn(frame, self._lattice(reading), self.known_board, skip, relearn=moved, told=told)
         self._follow_face(frame, reading)
         if reading.covered is None or not reading.covered.any():
-            self._face_seen = sample_holes(frame, reading.corners, self.shape).face
+            self._face_seen = sample_holes(frame, self._lattice(reading), self.shape).face
         problem = self.colour_model.separation_problem()
         if problem is not None:
             self._name(EventKind.COLOURS_TOO_CLOSE, detail=problem[0].upper() + problem[1:] + ".")
         else:
             self._named.discard(EventKind.COLOURS_TOO_CLOSE)
+
+    def _lattice(self, reading: BoardReading) -> np.ndarray:
+        """Where the holes are for what the watcher learns from a frame: the calibrated corners, where the board the
+        game knows was judged (vision.unchanged) and where a thick face's discs show in their lenses, else the
+        reading's own. A reader may refine calibrated corners onto a tunnel's lit wall, off the discs."""
+        return self.corners if self.corners is not None else reading.corners
 
     def _keep_disc_looks(self, frame: np.ndarray, reading: BoardReading, before: np.ndarray | None) -> None:
         """Keep how the discs new to the game look in the frame that confirmed them (nothing in front of them)."""
@@ -173,7 +180,7 @@ class BoardWatcher:
         colours were calibrated in (light that drifts away and back has not changed for the person)."""
         if self._face_seen is None or not reading.is_board_found or reading.covered.any():
             return False
-        face = sample_holes(frame, reading.corners, self.shape).face
+        face = sample_holes(frame, self._lattice(reading), self.shape).face
         since = [self._face_seen] + ([self._face_at_start] if since_start and self._face_at_start is not None else [])
         return all(float(np.linalg.norm(face - each)) > LIGHT_MOVED for each in since)
 
@@ -182,7 +189,7 @@ class BoardWatcher:
         looked for in the light the face shows, and a face kept from the empty board's frames goes stale as the
         light drifts."""
         if self.face is not None and (reading.covered is None or not reading.covered.any()):
-            self.face = face_colour([frame], reading.corners, self.shape)
+            self.face = face_colour([frame], self._lattice(reading), self.shape)
 
     def _unlike_known(self, reading: BoardReading) -> np.ndarray:
         """(rows, cols) bool: the holes whose pixels do not show what the game knows there (covered, read otherwise)."""
@@ -242,6 +249,9 @@ class BoardWatcher:
         clear = None
         if self.empty_reference is not None and self.corners is not None:
             clear = as_on_empty_board(frame, self.corners, self.shape, self.empty_reference)
+            if known is not None:  # a hole known empty whose inside looks as then holds nothing, whatever is round it
+                inside = discless_holes(self.empty_reference, sample_holes(frame, self.corners, self.shape))
+                clear |= (np.asarray(known) == 0) & inside
         return read(frame, self.shape, self.corners, self.colours, self.face, known=known, as_on_empty_board=clear)
 
     def _relearnt(self, frame: np.ndarray, reading: BoardReading) -> BoardReading:
@@ -264,7 +274,7 @@ class BoardWatcher:
             return reading
         kept_model, kept_face = copy.deepcopy(self.colour_model), self.face
         self.colour_model.learn(
-            frame, reading.corners, known, unlike, relearn=True, told=~unlike & (reading.confidence >= SURE)
+            frame, self._lattice(reading), known, unlike, relearn=True, told=~unlike & (reading.confidence >= SURE)
         )
         self._follow_face(frame, reading)
         self._relearnt_at = known.copy()
