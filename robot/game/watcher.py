@@ -108,6 +108,10 @@ class BoardWatcher:
         self.expected: tuple[int, int] | None = None  # (column, player) of the robot's disc the game waits for
         self.person: int | None = None  # the player whose disc the game waits for from the person
         self.disc_reference: np.ndarray | None = None  # how the known discs looked when confirmed (disc_patches)
+        # The light the known discs' looks are kept in and compared in: the empty board's frames at set-up, never
+        # refreshed (each refresh of the empty look keeps what its light correction missed; a disc's look kept in one
+        # refresh's light and compared in a later one's would seem to change as the light drifts).
+        self._disc_light: np.ndarray | None = None
         self.clock: Callable[[], float] = time.monotonic  # the table's time, in seconds: the game's patience counts it
 
     @property
@@ -158,7 +162,7 @@ class BoardWatcher:
         new &= ~reading.covered_holes
         if not new.any():
             return
-        looks = disc_patches(frame, self.corners, self.shape, new, self.empty_reference)
+        looks = disc_patches(frame, self.corners, self.shape, new, self._disc_light)
         if self.disc_reference is None:
             self.disc_reference = looks
         else:  # only holes the game knows hold a disc are ever compared: older looks elsewhere are never read
@@ -208,7 +212,7 @@ class BoardWatcher:
         if self.corners is None:
             raise ValueError("an empty reference needs the board's corners from calibration")
         samples = [sample_holes(frame, self.corners, self.shape) for frame in frames]
-        self.empty_reference = reference_patches(samples)
+        self.empty_reference = self._disc_light = reference_patches(samples)
         self.face = face_colour(frames, self.corners, self.shape)
         self._face_seen = np.median([each.face for each in samples], axis=0)
         self._face_at_start = self._face_seen
@@ -230,7 +234,7 @@ class BoardWatcher:
         reading = doubt_changed_empties(reading, frame, self.corners, self.known_board, self.empty_reference)
         if self.disc_reference is not None:
             reading = trust_unchanged_discs(
-                reading, frame, self.corners, self.known_board, self.disc_reference, self.empty_reference
+                reading, frame, self.corners, self.known_board, self.disc_reference, self._disc_light
             )
         if self.expected is not None and self.colours is not None:
             column, player = self.expected
