@@ -17,6 +17,7 @@ SOLVER_SHARE = 0.3  # share of the budget for the exact solver (weak, then stron
 # the process waits its turn for a core before it can reply.
 TIMER_MARGIN_S = 0.05
 ORDERING_DEPTH, ORDERING_NODES = 6, 30_000  # the shallow search that orders the exact solver's children
+FORCING_PROBE_NODES = 300_000  # the loss check's quick question to a move that makes a threat: does it lose?
 
 
 def exact_answer(
@@ -118,10 +119,11 @@ def likely_best_first(position: Position, rng: random.Random | None = None) -> l
 
 def unless_proven_lost(position: Position, answer: SearchResult, limit: Limit, started: float) -> SearchResult:
     """The heuristics' move, unless the weak solver proves in what is left of the budget that it loses:
-    then the heuristically next best move, checked the same way, that is not proven to lose. Once a
-    move is proven not to lose, the time left looks for a win: first half of it the root's own "is it
-    won?" probe, resumed where the root's solve stopped (the table keeps what it finished), then the
-    moves one by one from the kept one on (_likely_win).
+    then a move that makes a threat and is quickly proven not to lose (forcing_first), else the
+    heuristically next best move, checked the same way, that is not proven to lose. Once a move is proven
+    not to lose, the time left looks for a win: first half of it the root's own "is it won?" probe, resumed
+    where the root's solve stopped (the table keeps what it finished), then the moves one by one from the
+    kept one on (_likely_win).
 
     Why: where the whole position is too hard to solve in the budget, one move's loss often is not,
     and the heuristics' near-equal scores in early positions can hide a lost move behind a drawn one,
@@ -135,13 +137,17 @@ def unless_proven_lost(position: Position, answer: SearchResult, limit: Limit, s
     )
     candidates = [answer.column] + others
     deadline = started + limit.time - TIMER_MARGIN_S
-    for index, col in enumerate(candidates):
+    index = 0
+    while index < len(candidates):
+        col = candidates[index]
         child = position.play(col)
         if position.is_winning_move(col) or child.is_draw():
             break
         solved = timed_solve(child, deadline, weak=True, window=(0, 1))
         if solved is None:
             break  # out of time: the best move not proven to lose
+        if index == 0 and solved.score > 0:  # the heuristics' move loses: their order of the rest is in doubt too
+            candidates = [col] + forcing_first(position, candidates[1:], deadline)
         if solved.score <= 0:
             halfway = time.perf_counter() + (deadline - time.perf_counter()) / 2
             root = timed_solve(position, halfway, weak=True, window=(0, 1))
@@ -150,11 +156,42 @@ def unless_proven_lost(position: Position, answer: SearchResult, limit: Limit, s
             elif root.score >= 1:
                 col = root.column
             break  # (else the game is not won: the move not proven to lose keeps the draw)
+        index += 1
     else:
         return answer  # every move loses: the heuristics' pick is as good as any
     if col == answer.column:
         return answer
     return SearchResult(col, scores[col], False, answer.depth, answer.nodes, ms_since(started), (col,), scores)
+
+
+def forcing_first(position: Position, candidates: list[int], deadline: float) -> list[int]:
+    """`candidates` (legal moves in the order to try them) with the first move that makes a new threat (an
+    empty cell where one more of the mover's stones completes a line) and is proven not to lose put first,
+    and the threats proven to lose left out. Each threat is asked, in the
+    candidates' order, with at most FORCING_PROBE_NODES nodes, before `deadline`.
+
+    Why: a threat forces the opponent's answers, so the proof that it does not lose is often short where
+    the heuristics' next choices take longer than a fifth of a core leaves (a drawn position whose one
+    drawing move they rank last; a won one where they rank a drawing move before a winning threat); the
+    node cap keeps a threat whose proof is long from taking the time their order needs."""
+    if any(position.is_winning_move(col) for col in candidates):
+        return candidates  # the loss check plays it
+    current, mask = position.bitboards
+    threats_before = position.geometry.winning_cells(current, mask)
+    kept = list(candidates)
+    for col in candidates:
+        child = position.play(col)
+        child_current, child_mask = child.bitboards
+        threats_after = child.geometry.winning_cells(child_current ^ child_mask, child_mask)
+        if child.is_over() or not threats_after & ~threats_before:
+            continue
+        solved = timed_solve(child, deadline, weak=True, window=(0, 1), node_limit=FORCING_PROBE_NODES)
+        if solved is None:
+            continue
+        if solved.score <= 0:
+            return [col] + [other for other in kept if other != col]
+        kept.remove(col)
+    return kept
 
 
 def _likely_win(position: Position, columns: list[int], deadline: float) -> int:
