@@ -312,8 +312,9 @@ class BoardWatcher:
         """How far (px, the largest corner's shift) the board lies from the calibrated corners, when it is found
         elsewhere by a third of a hole's pitch or more in `frame` (default: the last frame) and in the camera's next
         frames alike; None when it is where calibration found it, cannot be found, or is found in different places
-        (a hand passing in front makes a lattice of its own, never the same twice) or does not read clean where it
-        is found."""
+        (a hand passing in front makes a lattice of its own, never the same twice), does not read clean where it is
+        found, or reads there with no fewer unsure cells than at the calibrated corners (the lattice found is then a
+        pattern of the board's own, holes of a dark face seen aside or ring discs, not the board elsewhere)."""
         frame = self.last_frame if frame is None else frame
         if self.corners is None or frame is None:
             return None
@@ -325,8 +326,12 @@ class BoardWatcher:
             return None
         if max(float(np.max(np.linalg.norm(each - found[0], axis=1))) for each in found) > pitch_px / 4:
             return None
+        shift_px = min(float(np.max(np.linalg.norm(each - calibrated, axis=1))) for each in found)
+        if shift_px < pitch_px / 3:
+            return None
         there = read(frame, self.shape, found[0], self.colours)
         if not there.is_board_found or (there.covered is not None and there.covered.any()):
             return None  # the board found elsewhere must read clean there: a hand in front is no moved board
-        shift_px = min(float(np.max(np.linalg.norm(each - calibrated, axis=1))) for each in found)
-        return shift_px if shift_px >= pitch_px / 3 else None
+        here = read(frame, self.shape, calibrated, self.colours)
+        unsure = [int(((each.confidence < SURE) | each.covered_holes).sum()) for each in (here, there)]
+        return shift_px if not here.is_board_found or unsure[1] < unsure[0] else None
