@@ -9,6 +9,7 @@ import numpy as np
 from engine import Position
 from robot.game.config import SimTableConfig
 from robot.game.sim_table import SimGame
+from tests.watched_drops import drop_and_confirm
 
 
 def test_a_known_disc_in_light_that_drifts_for_half_a_minute_is_not_covered():
@@ -17,17 +18,7 @@ def test_a_known_disc_in_light_that_drifts_for_half_a_minute_is_not_covered():
         position = Position.empty()
         watcher.know(position.to_array())
         for column in (3, 2):  # the robot's yellow, then the person's blue in column 3
-            mover = 1 + position.moves_played % 2
-            world.drop_disc(column, game.table.world_player(mover))
-            world.wait_until_settled()
-            if mover == 1:
-                watcher.expected = column, mover
-            else:
-                watcher.person = mover
-            watcher.look(5.0)
-            watcher.expected = watcher.person = None
-            position = position.play(column)
-            watcher.know(position.to_array())
+            position = drop_and_confirm(game, position, column, robot=1)
         for at_s in (16.0, 24.0, 31.0, 38.0):  # confirmed boards in light that drifts refresh the empty look
             world.step(at_s - world.time_s)
             watcher.look(5.0)

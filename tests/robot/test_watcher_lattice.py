@@ -10,6 +10,7 @@ import numpy as np
 from engine import Position
 from robot.game.config import SimTableConfig
 from robot.game.sim_table import SimGame
+from tests.watched_drops import drop_and_confirm
 from vision.hole_samples import to_weighted_lab
 
 
@@ -26,18 +27,7 @@ def test_colours_learnt_on_a_thick_face_in_drifting_light_stay_the_discs():
         position = Position.empty()
         watcher.know(position.to_array())
         for column, at_s in ((6, 9.0), (3, 11.0), (6, 18.0), (3, 19.3)):  # the person's red, the robot's yellow
-            mover = 1 + position.moves_played % 2
-            game.world.drop_disc(column, game.table.world_player(mover))
-            game.world.wait_until_settled()
-            game.world.step(max(0.0, at_s - game.world.time_s))
-            if mover == 2:
-                watcher.expected = column, mover
-            else:
-                watcher.person = mover
-            watcher.look(5.0)
-            watcher.expected = watcher.person = None
-            position = position.play(column)
-            watcher.know(position.to_array())
+            position = drop_and_confirm(game, position, column, robot=2, at_s=at_s)
         face = _lab(watcher.face)
         for learnt, before in zip(watcher.colours, calibrated, strict=True):
             assert np.linalg.norm(_lab(learnt) - _lab(before)) < np.linalg.norm(_lab(learnt) - face) / 2
