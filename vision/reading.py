@@ -227,21 +227,23 @@ def read(
     face: Sequence[float] | None = None,
     known: np.ndarray | None = None,
     as_on_empty_board: np.ndarray | None = None,
+    empty_insides: np.ndarray | None = None,
 ) -> BoardReading:
     """Read the board in a BGR frame.
 
-    corners: centres of the tl, tr, br, bl holes in px (from calibration); refined to the real holes.
-    None finds the board automatically. colours: two calibrated disc colours as BGR triples, value 1
-    first; None learns them from the frame (then value 1 is the colour with more discs). face: the board face's
-    colour as a BGR triple in frames of the empty board (vision.hole_samples.face_colour), for a hand or a sleeve
-    over most of the board, which the frame alone takes for the face; None learns it from the frame. known: the
-    board the game knows ((rows, cols), values as `colours`, row 0 at the bottom): many new discs, or known discs
-    in the other colour, are unsure (vision.known_board). as_on_empty_board: (rows, cols) bool, row 0 at the bottom,
-    with calibrated corners: the holes that look just as on the empty board, face ring and all (vision.unchanged):
-    nothing is in front of them, however much like the face a pale room seen through them looks, and one `known`
-    empty holds no disc, however much like a disc the room seen through it looks.
-    Raises ValueError for a bad image, shape, corners or colours. A board that cannot be found is not
-    an error: the reading has corners None, an all-empty grid, zero confidence and a problem sentence.
+    corners: centres of the tl, tr, br, bl holes in px (from calibration); refined to the real holes. None finds the
+    board automatically. colours: two calibrated disc colours as BGR triples, value 1 first; None learns them from
+    the frame (then value 1 is the colour with more discs). face: the board face's colour as a BGR triple in frames
+    of the empty board (vision.hole_samples.face_colour), for a hand or a sleeve over most of the board, which the
+    frame alone takes for the face; None learns it from the frame. known: the board the game knows ((rows, cols),
+    values as `colours`, row 0 at the bottom): many new discs, or known discs in the other colour, are unsure
+    (vision.known_board). as_on_empty_board: (rows, cols) bool, row 0 at the bottom, with calibrated corners: the
+    holes that look just as on the empty board, face ring and all (vision.unchanged): nothing is in front of them,
+    however much like the face a pale room seen through them looks, and one `known` empty holds no disc, however
+    much like a disc the room seen through it looks. empty_insides: holes whose insides alone look so: nothing is in
+    front, though a disc may be in one. Raises ValueError for a bad image, shape, corners or colours. A board that
+    cannot be found is not an error: the reading has corners None, an all-empty grid, zero confidence and a problem
+    sentence.
     """
     started = time.perf_counter()
     image, lift = _lifted(_check_image(image_bgr))
@@ -249,10 +251,10 @@ def read(
     rows, cols = check_shape(shape)
     reference = _reference_colours(colours, lift)
     known_face = None if face is None else _lifted_lab(np.asarray(face, dtype=np.float64)[None], lift)[0]
-    clear = np.zeros((rows, cols), dtype=bool)
+    unchanged = clear = np.zeros((rows, cols), dtype=bool)
     if corners is not None and as_on_empty_board is not None:
-        clear = np.asarray(as_on_empty_board, dtype=bool).reshape(rows, cols)
-
+        unchanged = np.asarray(as_on_empty_board, dtype=bool).reshape(rows, cols)
+        clear = unchanged | (False if empty_insides is None else np.asarray(empty_insides, bool).reshape(rows, cols))
     discs = None if reference is None else np.asarray(reference)
 
     def off_face(samples: HoleSamples) -> np.ndarray:
@@ -372,7 +374,7 @@ def read(
         problems.insert(0, TOO_DARK)
         confidence = np.minimum(confidence, OCCLUDED_CONFIDENCE)
     if known is not None:
-        grid, problems = with_empty_look(grid, problems, known, clear)
+        grid, problems = with_empty_look(grid, problems, known, unchanged)
         confidence, contradictions = judged_against_known(grid, confidence, known, reference is not None)
         problems[:0] = contradictions
     elif reference is not None:  # calibrated colours leave counts free for the game to judge; without one, games do

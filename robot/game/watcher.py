@@ -250,13 +250,22 @@ class BoardWatcher:
     def _read_with(self, frame: np.ndarray, known: np.ndarray | None) -> BoardReading:
         """vision.read with the colours and face of now, the board the game knows, and the holes that look as on the
         empty board (nothing is in front of them)."""
-        clear = None
+        clear = insides = None
         if self.empty_reference is not None and self.corners is not None:
             clear = as_on_empty_board(frame, self.corners, self.shape, self.empty_reference)
-            if known is not None:  # a hole known empty whose inside looks as then holds nothing, whatever is round it
+            if known is not None:  # nothing is in front of a hole known empty whose inside looks as then
                 inside = discless_holes(self.empty_reference, sample_holes(frame, self.corners, self.shape))
-                clear |= (np.asarray(known) == 0) & inside
-        return read(frame, self.shape, self.corners, self.colours, self.face, known=known, as_on_empty_board=clear)
+                insides = (np.asarray(known) == 0) & inside
+        return read(
+            frame,
+            self.shape,
+            self.corners,
+            self.colours,
+            self.face,
+            known=known,
+            as_on_empty_board=clear,
+            empty_insides=insides,
+        )
 
     def _relearnt(self, frame: np.ndarray, reading: BoardReading) -> BoardReading:
         """A frame in light the colours no longer fit (the check against the frame's own colours says so, or it
