@@ -49,15 +49,27 @@ def judged_against_known(
 
 
 def with_empty_look(
-    grid: np.ndarray, problems: list[str], known: np.ndarray, as_on_empty_board: np.ndarray
+    grid: np.ndarray,
+    problems: list[str],
+    known: np.ndarray,
+    as_on_empty_board: np.ndarray,
+    empty_insides: np.ndarray | None = None,
 ) -> tuple[np.ndarray, list[str]]:
     """`grid` (row 0 at the bottom) with the holes `known` empty that look as on the empty board (`as_on_empty_board`,
     (rows, cols) bool) read empty, and the reading's `problems` with its count of discs (vision.gravity) for that
-    grid."""
-    unchanged = np.asarray(as_on_empty_board, dtype=bool) & (np.asarray(known) == 0) & (grid != 0)
-    if not unchanged.any():
-        return grid, problems
+    grid. Holes whose insides alone look so (`empty_insides`: a clear face shows the disc below through its rim) are
+    read empty too where other new discs remain: a single new disc is the person's move, however little it changed
+    its hole (a dark ring disc before a dark room)."""
+    known_empty = np.asarray(known) == 0
+    unchanged = np.asarray(as_on_empty_board, dtype=bool) & known_empty & (grid != 0)
     emptied = np.where(unchanged, 0, grid).astype(np.int8)
+    if empty_insides is not None:
+        new = (emptied != 0) & known_empty
+        inside_only = new & np.asarray(empty_insides, dtype=bool)
+        if inside_only.any() and (new & ~inside_only).any():
+            emptied = np.where(inside_only, 0, emptied).astype(np.int8)
+    if (emptied == grid).all():
+        return grid, problems
     counts = count_problem(emptied)
     kept = [problem for problem in problems if problem != count_problem(grid)]
     return emptied, kept + ([counts] if counts else [])

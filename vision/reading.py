@@ -374,7 +374,7 @@ def read(
         problems.insert(0, TOO_DARK)
         confidence = np.minimum(confidence, OCCLUDED_CONFIDENCE)
     if known is not None:
-        grid, problems = with_empty_look(grid, problems, known, unchanged)
+        grid, problems = with_empty_look(grid, problems, known, unchanged, clear)
         confidence, contradictions = judged_against_known(grid, confidence, known, reference is not None)
         problems[:0] = contradictions
     elif reference is not None:  # calibrated colours leave counts free for the game to judge; without one, games do

@@ -8,7 +8,7 @@ import pytest
 from conftest import RED_BGR, YELLOW_BGR, Scene, random_game_grid, render_board
 
 import vision
-from vision.known_board import CHANGED_COLOUR, TOO_MANY_NEW, judged_against_known
+from vision.known_board import CHANGED_COLOUR, TOO_MANY_NEW, judged_against_known, with_empty_look
 from vision.reliability import SURE
 
 CALIBRATED = (RED_BGR, YELLOW_BGR)
@@ -59,3 +59,25 @@ def test_without_calibrated_colours_only_new_discs_are_judged() -> None:
     assert problems == [] and (confidence == 1).all()
     with pytest.raises(ValueError, match="known board is 1x2"):
         judged_against_known(grid, np.ones((2, 2)), np.zeros((1, 2)), is_named=True)
+
+
+def test_a_hole_whose_inside_alone_is_unchanged_is_emptied_only_beside_another_new_disc():
+    known = np.zeros((6, 7), np.int8)
+    known[0, 3] = 1
+    insides = known == 0
+    unchanged = np.zeros((6, 7), bool)
+    # A clear face shows the person's new disc below through the rim of the hole above: that one is no disc.
+    read_two = known.copy()
+    read_two[1, 3] = read_two[2, 3] = 2
+    insides_above = insides.copy()
+    insides_above[1, 3] = False  # the new disc changed its own hole all over
+    grid, _ = with_empty_look(read_two, [], known, unchanged, insides_above)
+    assert grid[1, 3] == 2 and grid[2, 3] == 0
+    # A dark disc before a dark room changes its hole only a little: alone, it is the person's move, kept.
+    read_one = known.copy()
+    read_one[1, 3] = 2
+    grid, _ = with_empty_look(read_one, [], known, unchanged, insides)
+    assert grid[1, 3] == 2
+    # Holes unchanged face ring and all are emptied whatever else shows.
+    grid, _ = with_empty_look(read_one, [], known, insides)
+    assert grid[1, 3] == 0
