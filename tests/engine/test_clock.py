@@ -121,9 +121,10 @@ def test_searches_and_solves_keep_their_deadlines_under_a_forced_clock(source: s
     report = json.loads(run.stdout.splitlines()[-1])
     assert report["source"] == source
     assert report["period"] == pytest.approx(period, rel=1e-3)
-    # Stopped neither early nor late: a period wrong by even 5x misses these bounds, which leave room for
-    # a machine so busy that the process waits its turn for a core.
-    assert report["stopped"] and 0.15 <= report["solve_s"] < 0.15 + 0.5
+    # Stopped neither early nor late: a period wrong by even 5x misses these bounds, which leave room for the
+    # calibration's own error (a slow counter's deadline came 15 us early once) and for a machine so busy that the
+    # process waits its turn for a core.
+    assert report["stopped"] and 0.15 * 0.99 <= report["solve_s"] < 0.15 + 0.5
     assert report["scores"] == [-1, 1]
     assert all(0 < seconds < 0.1 for seconds in report["elapsed"])
     assert report["search_s"] < 0.2 + 0.5 and 0 <= report["column"] < 7
