@@ -152,6 +152,14 @@ def as_on_empty_board(
     return unchanged_holes(empty_reference, _looked_at(frame, corners, shape))
 
 
+def insides_as_on_empty_board(
+    frame: np.ndarray, corners: np.ndarray, shape: tuple[int, int], empty_reference: np.ndarray
+) -> np.ndarray:
+    """(rows, cols) bool: the holes of `frame` whose insides look as on the empty board but for a patch or two
+    (discless_holes), for vision.read's empty_insides; the frame's samples shared with as_on_empty_board."""
+    return discless_holes(empty_reference, _looked_at(frame, corners, shape))
+
+
 def refreshed_reference(
     reference: np.ndarray, frame: np.ndarray, corners: np.ndarray, shape: tuple[int, int], empty: np.ndarray
 ) -> np.ndarray:

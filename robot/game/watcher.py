@@ -41,9 +41,9 @@ from vision.unchanged import (
     as_on_empty_board,
     cover_unproven_removals,
     disc_patches,
-    discless_holes,
     doubt_changed_empties,
     expected_disc_from_change,
+    insides_as_on_empty_board,
     person_disc_from_change,
     reference_patches,
     refreshed_reference,
@@ -254,7 +254,7 @@ class BoardWatcher:
         if self.empty_reference is not None and self.corners is not None:
             clear = as_on_empty_board(frame, self.corners, self.shape, self.empty_reference)
             if known is not None:  # nothing is in front of a hole known empty whose inside looks as then
-                inside = discless_holes(self.empty_reference, sample_holes(frame, self.corners, self.shape))
+                inside = insides_as_on_empty_board(frame, self.corners, self.shape, self.empty_reference)
                 insides = (np.asarray(known) == 0) & inside
         return read(
             frame,
