@@ -1,14 +1,15 @@
 """Disc colours learnt from the whole game, not from one sample.
 
-Every disc the game knows (the robot's own drops, a person's move once it is confirmed) shows its player's colour
-in the light of the moment, where the reader looks for it (vision.deep_holes.holes_as_read: behind a thick face,
-in the part of the hole its tunnel does not hide; a ring-shaped disc in its ring, not the room its middle shows); so do the holes the game knows empty for what shows through them. The model keeps the
-most recent of them, each put in the board's light (vision.hole_samples.in_board_light: a lamp to one side makes
-a gradient of light, not of colour), and gives the reader their median: colours that follow light drifting during
-the game and do not hang on one disc that happened to be pale or in a shadow. It also says when two colours, or a
-colour and the empty holes, are too close to tell apart: an empty hole whose colour is a disc's counts against it
-only where the game's reading did not tell it empty (a black disc before a dark room behind the holes is told from
-an empty hole by its rim and by the empty board's look, and the game goes on).
+Every disc the game knows (the robot's own drops, a person's move once it is confirmed) shows its player's colour in
+the light of the moment, where the reader looks for it (vision.deep_holes.holes_as_read: behind a thick face, in the
+part of the hole its tunnel does not hide; a ring-shaped disc in its ring, not the room its middle shows); so do the
+holes the game knows empty for what shows through them. The model keeps the most recent of them, each put in the
+board's light (vision.hole_samples.in_board_light: a lamp to one side makes a gradient of light, not of colour), and
+gives the reader their median: colours that follow light drifting during the game and do not hang on one disc that
+happened to be pale or in a shadow. It also says when two colours, or a colour and the empty holes, are too close to
+tell apart: an empty hole whose colour is a disc's counts against it only where the game's reading did not tell it
+empty (a black disc before a dark room behind the holes is told from an empty hole by its rim and by the empty
+board's look, and the game goes on).
 """
 
 from __future__ import annotations
