@@ -29,7 +29,6 @@ from vision.colour_clusters import (
     SATURATED_CHROMA,
     SHADOW_RANGE,
     candidate_clusters,
-    candidate_colours,
     shades_of,
 )
 from vision.empty_proof import (
@@ -43,6 +42,7 @@ from vision.hole_samples import HoleSamples, shaded_distances
 from vision.occlusion import OCCLUDED_CONFIDENCE
 from vision.rim_band import Band, banded, with_burnt_middles
 from vision.ring_coverage import SHADING_RANGE, colour_distances, coverage
+from vision.room_behind import background_claims, background_colours, shaded_disc
 from vision.room_lookalikes import ROOM_LIKE_DISC_CONFIDENCE, room_like_discs
 from vision.slot_walls import DENT_TOLERANCE_PITCH, colour_dents
 
@@ -242,42 +242,6 @@ def _confidence(cell_scores: np.ndarray, grid: np.ndarray) -> np.ndarray:
     return chosen / weights.sum(axis=0)
 
 
-def background_colours(
-    samples: HoleSamples, grid: np.ndarray, colours: tuple[np.ndarray, ...]
-) -> tuple[np.ndarray, ...]:
-    """The colours seen through the holes a board leaves empty: the room behind it (clusters; the face and
-    shades of the disc colours, such as a loose disc in the shade behind the board, left out).
-
-    A wooden table or a beige curtain behind the board can be nearly a disc's colour; learnt from the empty
-    holes, it competes for the ring pixels (background_claims), so what is nearer to it than to any shade of
-    a disc colour stops counting as disc.
-    """
-    empty = samples.hole_colours[(grid.ravel() == 0) & samples.visible]
-    clusters = candidate_colours(empty, samples.face) if len(empty) else []
-    if not clusters or not colours:
-        return ()
-    return tuple(
-        colour for colour, shade in zip(clusters, shades_of(clusters, colours).any(axis=1), strict=False) if not shade
-    )
-
-
-def background_claims(
-    samples: HoleSamples, colours: tuple[np.ndarray, ...], background: tuple[np.ndarray, ...], margin: float = 0.0
-) -> np.ndarray:
-    """(holes, ring pixels): the pixels a background colour explains better than any light on a disc colour does.
-
-    The disc colours are given every shade in SHADOW_RANGE here, so a disc's own shadowed side stays the
-    disc's however near a background it comes; what no light makes of a disc colour (wood is a duller
-    yellow at the same lightness) goes to the background; by `margin` at least, where only a clear win counts.
-    """
-    return colour_distances(samples, background).min(axis=0) + margin < _shaded_disc(samples, colours)
-
-
-def _shaded_disc(samples: HoleSamples, colours: tuple[np.ndarray, ...]) -> np.ndarray:
-    """(holes, ring pixels): from every ring pixel to the nearest shade (SHADOW_RANGE) of a disc colour."""
-    return shaded_distances(samples.pixels, np.asarray(colours), SHADOW_RANGE).min(axis=0)
-
-
 def _with_background(
     samples: HoleSamples, band: Band, outcome: _Outcome, imbalance_cost: float, learn_colours: bool
 ) -> _Outcome:
@@ -296,7 +260,7 @@ def _with_background(
             measured[key] = (
                 colour_distances(samples, colours),
                 band.distances(colours),
-                _shaded_disc(samples, colours),
+                shaded_disc(samples, colours),
             )
         return measured[key]
 

@@ -41,6 +41,7 @@ from vision.hole_samples import (
 )
 from vision.parallax import depth_shifts
 from vision.rims import rim_offsets
+from vision.room_behind import room_claims
 
 # A hole's radius in pitches (holes measure 0.33 to 0.38 pitch); a little under the typical, so the lens is not
 # taken wider than it is.
@@ -274,12 +275,15 @@ def _own_shade_distances(pixels: np.ndarray, colours: np.ndarray) -> np.ndarray:
 def cut_short(samples: HoleSamples, grid: np.ndarray, colours: tuple[np.ndarray, ...]) -> np.ndarray:
     """(rows, cols) bool: the holes read empty (`grid` 0, not covered) that a disc colour (weighted Lab) fills in
     some light over CUT_SHORT_SHARE of their ring but for a crescent at one side: what a thin face's look makes of a
-    disc behind a thick face seen from aside."""
+    disc behind a thick face seen from aside. Ring pixels the room seen through the empty holes explains better
+    (vision.room_behind: wood of nearly a yellow disc's colour, darkened) are no disc's."""
     empty = (grid.ravel() == 0) & samples.visible
     if not colours or not empty.any():
         return np.zeros(grid.shape, dtype=bool)
+    room = room_claims(samples, grid, tuple(colours))[empty]
     colours = np.asarray(colours, dtype=np.float64).reshape(-1, 3)
-    share = (shaded_distances(samples.pixels[empty], colours, SHADOW_RANGE) < MATCH_RADIUS).mean(axis=2)  # (k, m)
+    disc_like = shaded_distances(samples.pixels[empty], colours, SHADOW_RANGE) < MATCH_RADIUS  # (k, m, ring pixels)
+    share = (disc_like & ~room[None]).mean(axis=2)
     dents = fill_dents(samples.rays[empty], samples.rim_offsets[empty], colours, samples.face, MATCH_RADIUS)
     found = np.zeros(len(empty), dtype=bool)
     found[empty] = ((share.T >= CUT_SHORT_SHARE) & (dents > FILLED_DENT_PITCH)).any(axis=1)
