@@ -133,10 +133,42 @@ def disc_filled_holes(samples: HoleSamples, disc_colours: np.ndarray | None) -> 
     return np.where(share.max(axis=0) >= DISC_FILL_SHARE, share.argmax(axis=0), -1)
 
 
+def _disc_like_rays(samples: HoleSamples, disc_colours: np.ndarray) -> np.ndarray:
+    """(colours, holes, RAY_COUNT) bool: rays whose face-ring samples show a calibrated disc colour somewhere (the
+    outermost sample for a ray that reaches no face ring: a rim found off the hole's centre)."""
+    outer, on_ring = _face_ring_samples(samples)
+    on_ring = on_ring | (~on_ring.any(axis=2, keepdims=True) & (np.arange(len(outer)) == len(outer) - 1))
+    ring = samples.rays[:, :, outer]
+    near = [_distance_under_light(ring, colour[None, None, None], FACE_SHADING_RANGE) for colour in disc_colours]
+    return np.stack([((distance < DISC_RING_DISTANCE) & on_ring).any(axis=2) for distance in near])
+
+
+def _spilled_gaps(samples: HoleSamples, disc_colours: np.ndarray) -> np.ndarray:
+    """(colours, rows - 1, cols - 1) bool: gaps a disc of that colour may show in, seen past its rim (a clear face,
+    seen aside): one of the gap's four holes is filled by that colour, its face ring shows the colour towards the
+    gap and not on the side away from it. A disc a pitch across that reaches a gap, 0.7 pitch from its hole's
+    centre, leaves the far side of that hole's face ring; a hand or a sleeve in front of the hole covers it all round."""
+    rows, cols = samples.shape
+    filled = disc_filled_holes(samples, disc_colours).reshape(rows, cols)
+    like = _disc_like_rays(samples, disc_colours).reshape(len(disc_colours), rows, cols, RAY_COUNT)
+    eighth = RAY_COUNT // 8
+    spilled = np.zeros((len(disc_colours), rows - 1, cols - 1), dtype=bool)
+    # (row step, column step) from the gap's lower-left hole to each of its holes, and the ray from that hole to the
+    # gap (rectified: x right, y down, angles from the x axis; row 0 at the bottom).
+    for d_row, d_col, towards in ((0, 0, 7), (0, 1, 5), (1, 0, 1), (1, 1, 3)):
+        ray = towards * eighth
+        away = [(ray + RAY_COUNT // 2 + step) % RAY_COUNT for step in (-1, 0, 1)]
+        hole = (slice(d_row, d_row + rows - 1), slice(d_col, d_col + cols - 1))
+        for index in range(len(disc_colours)):
+            shown = like[index][hole]
+            spilled[index] |= (filled[hole] == index) & shown[..., ray] & ~shown[..., away].any(axis=-1)
+    return spilled
+
+
 def _disc_coloured_corners(samples: HoleSamples, disc_colours: np.ndarray) -> np.ndarray:
     """(holes,) bool: holes with a gap between holes at one of their corners that shows a disc colour and not the
-    face, where no disc in a slot reaches: something of a disc's colour is in front of the board there (a hand, a
-    sleeve)."""
+    face, where no disc in a slot reaches but one seen past its rim (_spilled_gaps): something of a disc's colour
+    is in front of the board there (a hand, a sleeve)."""
     rows, cols = samples.shape
     if samples.gaps is None:
         return np.ones(rows * cols, dtype=bool)
@@ -144,7 +176,10 @@ def _disc_coloured_corners(samples: HoleSamples, disc_colours: np.ndarray) -> np
         [_distance_under_light(samples.gaps, colour[None, None], FACE_SHADING_RANGE) for colour in disc_colours]
     )
     off_face = _distance_under_light(samples.gaps, samples.face[None, None], FACE_SHADING_RANGE) >= BLOCKED_DISTANCE
-    marked = np.pad((gaps.min(axis=0) < DISC_RING_DISTANCE) & off_face, 1)
+    coloured = (gaps < DISC_RING_DISTANCE) & off_face[None]
+    if coloured.any():
+        coloured &= ~_spilled_gaps(samples, np.asarray(disc_colours))
+    marked = np.pad(coloured.any(axis=0), 1)
     corners = marked[:-1, :-1] | marked[:-1, 1:] | marked[1:, :-1] | marked[1:, 1:]
     return corners.ravel()
 
