@@ -47,6 +47,10 @@ REFERENCE_VALID_SHARE = 0.5
 # A hole changed this much (weighted Lab, a patch's median) has something new in it: a disc dropped in moves its patches
 # by 50 or more, a webcam's noise by under UNCHANGED_DISTANCE.
 CHANGED_DISTANCE = 30.0
+# A patch that moved this much (weighted Lab) more than the same patch of the holes round the board did has something
+# of its own in front of it (a forearm before a clear board), not light that drifted: drift moves every hole alike,
+# and a webcam's noise leaves the difference under 4.5.
+LOCAL_CHANGE = 6.0
 # A disc in a hole changes its patches inside and on the rim (the ring's sectors, the rays' inside and rim bands):
 # all of them, or, a disc of nearly the room's colour, its rim all round; a hole that shows the edge of the disc
 # below it (seen from above, through a thin face) changes one or two of them. At most this many changed: no disc.
@@ -166,12 +170,19 @@ def refreshed_reference(
     """The empty board's look (`reference`, sampled at `corners`) taken again from `frame` for the holes the game
     knows empty that it shows empty (`empty`, (rows, cols) bool), where no disc could be in them: their insides
     unchanged but for a patch or two (the edge of a disc just dropped next to them), or changed by less than a disc
-    does (light that drifted since). Later frames are then judged against the look of the last confirmed board."""
+    does (light that drifted since), and no more than a patch or two changed otherwise than the same patches of
+    those holes did as a whole (LOCAL_CHANGE: a forearm in front of a few holes, which a clear board shows as dimly
+    as the room behind it). Later frames are then judged against the look of the last confirmed board."""
     samples = _looked_at(frame, corners, shape)
     seen = _in_light_of(reference, samples)
     inner = _inner_changes(seen, reference)
     drifted = inner.max(axis=1) < CHANGED_DISTANCE
-    renewed = np.asarray(empty, dtype=bool).ravel() & (drifted | _few_changed(inner))
+    candidates = np.asarray(empty, dtype=bool).ravel() & (drifted | _few_changed(inner))
+    if not candidates.any():
+        return reference
+    moved = seen - reference
+    local = np.linalg.norm(moved - np.median(moved[candidates], axis=0), axis=2) >= LOCAL_CHANGE
+    renewed = candidates & (local.sum(axis=1) <= MOST_INNER_CHANGED)
     refreshed = reference.copy()
     refreshed[renewed] = seen[renewed]
     return refreshed
