@@ -39,6 +39,7 @@ from vision.empty_proof import (
 )
 from vision.gravity import best_legal_grid, count_problem
 from vision.hole_samples import HoleSamples, shaded_distances
+from vision.lens_rings import ring_discs_in_lenses
 from vision.occlusion import OCCLUDED_CONFIDENCE
 from vision.rim_band import Band, banded, with_burnt_middles
 from vision.ring_coverage import SHADING_RANGE, colour_distances, coverage
@@ -243,14 +244,20 @@ def _confidence(cell_scores: np.ndarray, grid: np.ndarray) -> np.ndarray:
 
 
 def _with_background(
-    samples: HoleSamples, band: Band, outcome: _Outcome, imbalance_cost: float, learn_colours: bool
+    samples: HoleSamples,
+    band: Band,
+    outcome: _Outcome,
+    imbalance_cost: float,
+    learn_colours: bool,
+    deep_rings: np.ndarray | None = None,
 ) -> _Outcome:
     """Read the board again with the room seen through its empty holes competing against the disc colours.
 
     Alternates, as k-means does, between the board and what it implies (the background from its empty
     holes and, when `learn_colours`, the disc colours from its discs), until the board stays the same.
     How far each colour reaches towards the rims is kept from the first reading: re-learning a colour moves
-    it by a shade, not the holes' geometry.
+    it by a shade, not the holes' geometry; so are `deep_rings` (holes, colours), ring discs found deep in their lenses
+    (vision.lens_rings), which fill their holes whatever the room claims.
     """
     measured: dict[bytes, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # colours kept are measured once
 
@@ -272,6 +279,8 @@ def _with_background(
         to_ring, to_band, to_shade = distances(colours)
         claimed = colour_distances(samples, background).min(axis=0) < to_shade  # as background_claims
         band_covered = band.coverage(to_band, band.distances(background))
+        if deep_rings is not None:
+            band_covered = np.maximum(band_covered, deep_rings)
         cell_scores = _cell_scores(samples, colours, to_ring, claimed, band_covered, is_learnt=learn_colours)
         cell_scores = _with_crescents(cell_scores, outcome.dents)
         previous, outcome = outcome, _evaluate(colours, outcome.dents, cell_scores, imbalance_cost)
@@ -293,12 +302,13 @@ def classify(
         samples, band = banded(samples)
     if reference_colours is not None:
         colours = tuple(reference_colours)
-        dents = colour_dents(samples, colours, walls=True)
-        band_covered = band.coverage(band.distances(colours))
+        deep_rings = ring_discs_in_lenses(samples, colours)  # a full disc, however its crescent and middle look
+        dents = np.where(deep_rings, 0.0, colour_dents(samples, colours, walls=True))
+        band_covered = np.maximum(band.coverage(band.distances(colours)), deep_rings)
         cell_scores = _cell_scores(samples, colours, colour_distances(samples, colours), None, band_covered, False)
         cell_scores = _with_crescents(cell_scores, dents)
         outcome = _evaluate(colours, dents, cell_scores, FREE_COUNTS)
-        outcome = _with_background(samples, band, outcome, FREE_COUNTS, learn_colours=False)
+        outcome = _with_background(samples, band, outcome, FREE_COUNTS, learn_colours=False, deep_rings=deep_rings)
     else:
         outcome = _best_hypothesis(samples, band)
         if outcome.colours:

@@ -175,13 +175,18 @@ def _ray_offsets() -> np.ndarray:
     return directions[:, None, :] * RAY_RADII_PITCH[None, :, None]
 
 
+def lens_scales(shifts: np.ndarray) -> np.ndarray:
+    """(holes,) how much each hole's circle is shrunk onto the circle inscribed in its lens (back circles moved by
+    `shifts`, (holes, 2) pitches): a lens sample `offset` from the hole's centre lies at shift / 2 + scale * offset."""
+    return np.clip((HOLE_RADIUS_PITCH - np.linalg.norm(shifts, axis=1) / 2) / HOLE_RADIUS_PITCH, 0.2, 1.0)
+
+
 def _into_lens(offsets: np.ndarray, shifts: np.ndarray) -> np.ndarray:
     """(holes, ..., 2): `offsets` (..., 2) from a hole's centre, for every hole whose back circle is moved by `shifts`
     (holes, 2), mapped into its lens: the hole's circle shrunk onto the circle inscribed in the lens, and beyond the
     hole's radius, run on to where the offset lies on the face round the hole at the rays' end."""
     reach = float(RAY_RADII_PITCH[-1])
-    apart = np.linalg.norm(shifts, axis=1)
-    scale = np.clip((HOLE_RADIUS_PITCH - apart / 2) / HOLE_RADIUS_PITCH, 0.2, 1.0)
+    scale = lens_scales(shifts)
     middle = (shifts / 2).reshape(len(shifts), *(1,) * (offsets.ndim - 1), 2)
     scale = scale.reshape(len(shifts), *(1,) * offsets.ndim)
     radius = np.linalg.norm(offsets, axis=-1, keepdims=True)
@@ -226,6 +231,9 @@ def in_lenses(samples: HoleSamples, image_bgr: np.ndarray, corners_px: np.ndarra
         rim_offsets=rim_offsets(rays, RAY_RADII_PITCH),
         hole_colours=np.median(pixels, axis=1),
         at_ceiling=at_ceiling.reshape(holes, len(RING_INDEX)),
+        lens_shifts=depth_shifts(
+            np.frombuffer(key, dtype=np.float64).reshape(4, 2), (rows, cols), image_size, thickness
+        ),
     )
 
 

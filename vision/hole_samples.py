@@ -67,6 +67,8 @@ class HoleSamples:
     `at_ceiling` (rows * cols, n) uint8: how many channels of each ring pixel are at the camera's ceiling
     (CEILING_VALUE), whose colour the frame shows only in part. `gaps` (rows - 1, cols - 1, 3): the face midway
     between four holes, row 0 at the bottom, where no disc in a slot reaches (discs are a pitch across).
+    `lens_shifts` (rows * cols, 2): where the holes were sampled in their lenses behind a thick face
+    (vision.deep_holes), how far each hole's back circle lies from its front one, in pitches; None for a thin face.
     """
 
     shape: tuple[int, int]
@@ -80,6 +82,7 @@ class HoleSamples:
     grazed: np.ndarray | None = None
     at_ceiling: np.ndarray | None = None
     gaps: np.ndarray | None = None
+    lens_shifts: np.ndarray | None = None
 
     @property
     def visible(self) -> np.ndarray:

@@ -25,6 +25,7 @@ from vision.frame_check import framed
 from vision.geometry import check_corners, check_shape, hole_centres_px
 from vision.hole_samples import FACE_RADIUS, HoleSamples, sample_holes, to_weighted_lab
 from vision.known_board import judged_against_known, with_empty_look
+from vision.lens_rings import shows_ring_discs
 from vision.localise import BoardNotFoundError, locate_board, refine_corners
 from vision.occlusion import (
     OCCLUDED_CONFIDENCE,
@@ -114,10 +115,10 @@ class _Look(NamedTuple):
 
 def _kept(plain: _Look, lenses: _Look, may_switch: bool, cut: np.ndarray) -> _Look:
     """Of a thick face's holes read as a thin face's (`plain`) and in their lenses, the plain look, or when it took
-    some holes for covered (`may_switch`) the look with fewer unsure cells. A cell the other look reads otherwise at
-    SURE, or as a disc at all, is unsure in the look kept (two ways of seeing one hole that disagree: a disc behind a
-    thick face shows in its lens, one behind a thin face's hole in the plain look), and so is a hole the plain look
-    kept read empty that a disc colour fills but for a crescent (`cut`: a tunnel's wall cuts every disc short so)."""
+    some holes for covered or the lenses show ring discs (`may_switch`) the look with fewer unsure cells. A cell
+    the other look reads otherwise at SURE, or as a disc at all, is unsure in the look kept (two ways of seeing one
+    hole that disagree: a disc behind a thick face shows in its lens, one behind a thin face's hole in the plain look),
+    and so is a hole the plain look kept read empty that a disc colour fills but for a crescent (`cut`)."""
     is_lenses = may_switch and lenses.unsure_cells() < plain.unsure_cells()
     kept, other = (lenses, plain) if is_lenses else (plain, lenses)
     differs = (other.result.grid != kept.result.grid) & other.samples.visible.reshape(kept.result.grid.shape)
@@ -327,14 +328,13 @@ def read(
             unseen = error
         if plain is not None and given is not None and found is not given and plain.unsure_cells():
             plain = _as_calibrated(plain, lambda: looked(given, tunnels=False))
-        thickness = 0.0
         hidden = plain is None or not plain.samples.visible.all()  # what a thick face's tunnels do to a plain look
-        # Holes read empty that a disc colour fills but for a crescent: a tunnel's wall hides one side of every disc
-        # behind a thick face seen from aside, and a thin face's look takes them for loose discs. A loose disc or two
-        # behind a board of discs read whole are what they seem; as many as the discs read or more are not.
+        # Holes read empty that a disc colour fills but for a crescent, or discs read unsure, as many as the discs read:
+        # a tunnel's wall cuts short every disc behind a thick face seen aside (a loose disc or two are what they seem).
         cut = None if plain is None else cut_short(plain.samples, plain.result.grid, plain.result.colours)
-        if hidden or (cut.any() and cut.sum() >= (plain.result.grid != 0).sum()):
-            thickness = seen_thickness(image, found if given is None else given, (rows, cols))
+        doubtful = 0 if plain is None else cut.sum() + (plain.result.confidence[plain.result.grid != 0] < SURE).sum()
+        is_doubtful = hidden or (doubtful and doubtful >= (plain.result.grid != 0).sum())
+        thickness = seen_thickness(image, found if given is None else given, (rows, cols)) if is_doubtful else 0.0
         if not thickness:
             if plain is None:
                 raise unseen
@@ -342,7 +342,7 @@ def read(
         else:  # a tunnel's lit wall passes for the face when corners are refined: the calibrated ones are kept
             look = looked(found if given is None else given, tunnels=True)
             if plain is not None:
-                look = _kept(plain, look, hidden, cut)
+                look = _kept(plain, look, hidden or shows_ring_discs(look.samples, look.result.grid, reference), cut)
     except BoardNotFoundError as error:
         return BoardReading(
             grid=np.zeros((rows, cols), dtype=np.int8),

@@ -1,0 +1,88 @@
+"""Ring-shaped discs set deep behind a thick face, seen in their lenses (vision.lens_rings): the room shows through
+the ring's hole round the disc's centre, the disc's colour all round beyond it. A loose disc's crescent, an empty
+tunnel and a solid disc are no ring disc; the sim's thick faces with ring discs read sure and right."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from robot.cli.vision_makes_bench import read_make
+from vision.deep_holes import lens_scales
+from vision.hole_samples import RAY_COUNT, RAY_RADII_PITCH, RING_PLANE, RING_SECTOR, HoleSamples
+from vision.lens_rings import ring_discs_in_lenses
+
+RED = np.array([27.0, 60.0, 45.0])  # weighted Lab
+YELLOW = np.array([45.0, -5.0, 80.0])
+ROOM = np.array([25.0, 15.0, 30.0])  # brown wood, near a dim red
+FACE = np.array([48.0, 0.0, 0.0])  # a white face
+SHIFT = np.array([[0.12, -0.14]])  # the back circle's shift, pitches
+RING_HOLE = 0.19
+
+
+def _lens_samples(colour_at) -> HoleSamples:
+    """One hole sampled in its lens, `colour_at` giving each sample's colour from its position in the lens (pitches,
+    from the hole's front centre) as vision.deep_holes maps it."""
+    angles = np.arange(RAY_COUNT) * 2 * np.pi / RAY_COUNT
+    rays = np.stack([np.cos(angles), np.sin(angles)], axis=1)[:, None, :] * RAY_RADII_PITCH[None, :, None]
+    scale = lens_scales(SHIFT)[0]
+
+    def seen(points: np.ndarray) -> np.ndarray:
+        return np.array([colour_at(SHIFT[0] / 2 + scale * point) for point in points.reshape(-1, 2)])
+
+    pixels = seen(RING_PLANE[:, 1:])[None]
+    return HoleSamples(
+        shape=(1, 1),
+        pixels=pixels.astype(np.float32),
+        sector=RING_SECTOR,
+        face=FACE,
+        rays=seen(rays).reshape(1, RAY_COUNT, len(RAY_RADII_PITCH), 3).astype(np.float32),
+        rim_offsets=np.zeros((1, 2)),
+        hole_colours=np.median(pixels, axis=1),
+        lens_shifts=SHIFT,
+    )
+
+
+def _lens_edge(point: np.ndarray) -> bool:
+    return np.linalg.norm(point) > 0.35 or np.linalg.norm(point - SHIFT[0]) > 0.35
+
+
+def _ring_disc(point: np.ndarray) -> np.ndarray:
+    """A red ring disc a little deeper than the face, the room through its hole."""
+    if _lens_edge(point):
+        return FACE
+    return ROOM if np.linalg.norm(point - 1.4 * SHIFT[0]) < RING_HOLE else RED
+
+
+def _loose_crescent(point: np.ndarray) -> np.ndarray:
+    """A red disc lying low behind the board: its colour on one side, the room along the rim on the other."""
+    if _lens_edge(point):
+        return FACE
+    return RED if np.linalg.norm(point - np.array([-0.05, 0.25])) < 0.38 else ROOM
+
+
+def _empty_tunnel(point: np.ndarray) -> np.ndarray:
+    """The slot's far wall (the face's material) round the room seen through the board's back."""
+    if _lens_edge(point):
+        return FACE
+    return ROOM if np.linalg.norm(point - 1.4 * SHIFT[0]) < RING_HOLE else 0.8 * FACE
+
+
+def _solid_disc(point: np.ndarray) -> np.ndarray:
+    return FACE if _lens_edge(point) else RED
+
+
+def test_a_ring_disc_deep_in_its_lens_is_found_in_its_own_colour_only() -> None:
+    assert ring_discs_in_lenses(_lens_samples(_ring_disc), (RED, YELLOW)).tolist() == [[True, False]]
+
+
+@pytest.mark.parametrize("look", [_loose_crescent, _empty_tunnel, _solid_disc])
+def test_a_crescent_an_empty_tunnel_or_a_solid_disc_is_no_ring_disc(look) -> None:
+    assert not ring_discs_in_lenses(_lens_samples(look), (RED, YELLOW)).any()
+
+
+@pytest.mark.parametrize("seed", [13, 20])
+def test_ring_discs_behind_a_thick_face_read_sure_and_right(seed: int) -> None:
+    """White and blue boards 9-10 mm thick, red and yellow ring discs, 17-22 degrees aside (bench vision makes)."""
+    result = read_make(seed, 7)
+    assert result.sure_wrong == 0 and result.discs_right >= 6 and result.empty_right == 35, result
