@@ -210,8 +210,35 @@ def rays_off_the_face(samples: HoleSamples, disc_colours: np.ndarray | None = No
         disc_like = np.zeros(far.shape, dtype=bool)
         for colour in np.asarray(disc_colours):
             disc_like |= _distance_under_light(ring, colour[None, None, None], FACE_SHADING_RANGE) < DISC_RING_DISTANCE
-        far &= ~(disc_like & ~_disc_coloured_corners(samples, disc_colours)[:, None, None])
+        marked = _disc_coloured_corners(samples, disc_colours)
+        far &= ~(disc_like & ~marked[:, None, None])
+        seen = (disc_filled_holes(samples, disc_colours) >= 0) & ~marked
+        flanked = (disc_like & on_ring).any(axis=2) | _off_board_rays(samples.shape)
+        far &= ~_rays_between_discs(seen.reshape(samples.shape), flanked)[..., None]
     return (far | ~on_ring).all(axis=2) & on_ring.any(axis=2)
+
+
+def _rays_between_discs(seen: np.ndarray, flanks: np.ndarray) -> np.ndarray:
+    """(holes, RAY_COUNT) bool: the rays of holes a disc is seen in (`seen`, (rows, cols) bool) that point at a next
+    hole a disc is seen in too (within a ray each side), where the hole's face ring shows a disc colour just beyond
+    them on both sides (`flanks`, (holes, RAY_COUNT) bool, or the ray points off the board): behind a clear face two
+    discs side by side show their shaded edges between their holes, neither a disc's colour nor the room, while a
+    finger between them hides more of the ring than that."""
+    rows, cols = seen.shape
+    padded = np.pad(seen, 1)
+    flanks = flanks.reshape(rows, cols, RAY_COUNT)
+    between = np.zeros((rows, cols, RAY_COUNT), dtype=bool)
+    for d_row in (-1, 0, 1):
+        for d_col in (-1, 0, 1):
+            if not (d_row or d_col):
+                continue
+            # Rectified: x right, y down, angles from the x axis; row 0 at the bottom, so a row up is y down.
+            ray = round(np.arctan2(-d_row, d_col) / (2 * np.pi) * RAY_COUNT) % RAY_COUNT
+            beside = seen & padded[1 + d_row : 1 + d_row + rows, 1 + d_col : 1 + d_col + cols]
+            beside &= flanks[..., (ray - 2) % RAY_COUNT] & flanks[..., (ray + 2) % RAY_COUNT]
+            for step in (-1, 0, 1):
+                between[..., (ray + step) % RAY_COUNT] |= beside
+    return between.reshape(rows * cols, RAY_COUNT)
 
 
 def _unseen_holes(samples: HoleSamples, disc_colours: np.ndarray | None) -> np.ndarray:

@@ -6,6 +6,7 @@ discs, the webcam 39 degrees aside."""
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -15,7 +16,8 @@ import vision
 from calibration.sim_truth import sim_board, sim_camera, sim_colours
 from sim import World, WorldConfig
 from sim.room import furnish, room_for
-from vision.hole_samples import face_colour, sample_holes
+from vision.hole_samples import RAY_COUNT, face_colour, sample_holes, to_weighted_lab
+from vision.occlusion import rays_off_the_face
 from vision.reliability import SURE
 from vision.unchanged import as_on_empty_board, reference_patches
 
@@ -65,3 +67,18 @@ def test_a_patch_of_a_disc_s_colour_over_a_hole_all_round_is_still_in_front(robo
     cv2.circle(sleeve, tuple(int(v) for v in centre), int(1.3 * pitch), tuple(int(v) for v in colours[0]), -1)
     reading = _read(sleeve, corners, colours, face, reference)
     assert reading.covered_holes.any(), (reading.grid, reading.problems)
+
+
+def test_two_discs_side_by_side_behind_a_clear_face_are_not_in_front_of_each_other() -> None:
+    """Rooms seed 10 (a clear 8 mm face, blue and yellow ring discs, the robot's dark body behind the board), the
+    robot's yellow disc in column 1 beside the person's blue one: between them the face ring shows the shaded edges
+    of both rings, neither a disc's colour nor the face, and the yellow disc was named covered until the game
+    stopped. The frame as the game saw it, cut to the board, with the watcher's face and colours."""
+    frame = cv2.imread(str(Path(__file__).parent / "data" / "sim_clear_board_discs_side_by_side.png"))
+    corners = np.array([[45.7, 37.4], [307.3, 47.7], [306.1, 242.4], [47.0, 258.4]])
+    samples = sample_holes(frame, corners, SHAPE)
+    face = to_weighted_lab(np.array([[[76, 65, 61]]], np.uint8))[0, 0]
+    colours = to_weighted_lab(np.array([[[115, 23, 6], [19, 157, 195]]], np.uint8))[0]
+    off = rays_off_the_face(dataclasses.replace(samples, face=face), colours)
+    towards_blue = [RAY_COUNT - 1, 0, 1]  # from column 1's bottom hole to column 2's, rectified x right
+    assert not off[0, towards_blue].any(), off[0].astype(int)
