@@ -329,10 +329,10 @@ def read(
         if plain is not None and given is not None and found is not given and plain.unsure_cells():
             plain = _as_calibrated(plain, lambda: looked(given, tunnels=False))
         hidden = plain is None or not plain.samples.visible.all()  # what a thick face's tunnels do to a plain look
-        # Holes read empty that a disc colour fills but for a crescent, or discs read unsure, as many as the discs read:
+        # Holes read empty that a disc colour fills but for a crescent, or cells read unsure, as many as the discs read:
         # a tunnel's wall cuts short every disc behind a thick face seen aside (a loose disc or two are what they seem).
         cut = None if plain is None else cut_short(plain.samples, plain.result.grid, plain.result.colours)
-        doubtful = 0 if plain is None else cut.sum() + (plain.result.confidence[plain.result.grid != 0] < SURE).sum()
+        doubtful = 0 if plain is None else cut.sum() + (plain.result.confidence < SURE).sum()
         is_doubtful = hidden or (doubtful and doubtful >= (plain.result.grid != 0).sum())
         thickness = seen_thickness(image, found if given is None else given, (rows, cols)) if is_doubtful else 0.0
         if not thickness:

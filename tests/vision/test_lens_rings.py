@@ -4,9 +4,13 @@ tunnel and a solid disc are no ring disc; the sim's thick faces with ring discs 
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import cv2
 import numpy as np
 import pytest
 
+import vision
 from robot.cli.vision_makes_bench import read_make
 from vision.deep_holes import lens_scales
 from vision.hole_samples import RAY_COUNT, RAY_RADII_PITCH, RING_PLANE, RING_SECTOR, HoleSamples
@@ -18,6 +22,7 @@ ROOM = np.array([25.0, 15.0, 30.0])  # brown wood, near a dim red
 FACE = np.array([48.0, 0.0, 0.0])  # a white face
 SHIFT = np.array([[0.12, -0.14]])  # the back circle's shift, pitches
 RING_HOLE = 0.19
+DATA = Path(__file__).parent / "data"
 
 
 def _lens_samples(colour_at) -> HoleSamples:
@@ -86,3 +91,31 @@ def test_ring_discs_behind_a_thick_face_read_sure_and_right(seed: int) -> None:
     """White and blue boards 9-10 mm thick, red and yellow ring discs, 17-22 degrees aside (bench vision makes)."""
     result = read_make(seed, 7)
     assert result.sure_wrong == 0 and result.discs_right >= 6 and result.empty_right == 35, result
+
+
+def test_ring_discs_deep_in_a_thick_face_read_sure_as_the_game_reads_them() -> None:
+    """A frame of `bench game rooms` (makes room 20: a blue board 10 mm thick, yellow and red ring discs, the arm's
+    shadow behind column 3), the person's disc just dropped, read as the game's watcher reads it: calibrated corners kept, the holes known empty that
+    look as on the empty board given. The thin face's look reads the ring discs as unproven empty holes (no disc read
+    sure at all), so their lenses are looked at, and show them."""
+    frame = cv2.imread(str(DATA / "sim_ring_discs_deep_in_a_thick_face.png"))
+    corners = [[171.58, 156.91], [463.27, 158.16], [450.25, 363.03], [184.86, 358.72]]
+    known = _rows(["0000000", "0000000", "0000000", "0000000", "0010000", "0012000"])
+    as_then = _rows(["1111111", "1111111", "1111111", "1101111", "1101111", "1100111"]).astype(bool)
+    reading = vision.read(
+        frame,
+        (6, 7),
+        corners,
+        ((5, 98, 122), (6, 6, 106)),
+        (81, 24, 8),
+        known=known,
+        as_on_empty_board=as_then,
+        empty_insides=as_then,
+    )
+    shown = _rows(["0000000", "0000000", "0000000", "0020000", "0010000", "0012000"])  # the person's disc on top
+    assert (reading.grid == shown).all() and (reading.confidence >= 0.9).all(), (reading.grid, reading.confidence)
+
+
+def _rows(lines: list[str]) -> np.ndarray:
+    """A board written top row first as digits, row 0 at the bottom."""
+    return np.array([[int(cell) for cell in line] for line in lines[::-1]], dtype=np.int8)
