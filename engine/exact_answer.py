@@ -9,7 +9,7 @@ from collections.abc import Mapping
 
 from engine.position import Position, centre_first
 from engine.scores import outcome
-from engine.search_state import searcher, timed_solve
+from engine.search_state import nodes_until, searcher, timed_solve
 from engine.search_types import Limit, SearchResult, ms_since
 
 SOLVER_SHARE = 0.3  # share of the budget for the exact solver (weak, then strong), before the loss check
@@ -18,6 +18,12 @@ SOLVER_SHARE = 0.3  # share of the budget for the exact solver (weak, then stron
 TIMER_MARGIN_S = 0.05
 ORDERING_DEPTH, ORDERING_NODES = 6, 30_000  # the shallow search that orders the exact solver's children
 FORCING_PROBE_NODES = 300_000  # the loss check's quick question to a move that makes a threat: does it lose?
+# The loss check's sweeps for a quick win (quick_win): the first node cap, which then doubles; the share of the
+# nodes left that the sweep before any proof may spend, on the heuristics' first few moves; the share the
+# sweep once a move is proven not to lose may spend, on every move not proven to lose.
+WIN_SWEEP_FIRST_NODES = 20_000
+FIRST_SWEEP_SHARE, FIRST_SWEEP_MOVES = 0.15, 2
+KEPT_SWEEP_SHARE = 0.5
 
 
 def exact_answer(
@@ -121,14 +127,17 @@ def unless_proven_lost(position: Position, answer: SearchResult, limit: Limit, s
     """The heuristics' move, unless the weak solver proves in what is left of the budget that it loses:
     then a move that makes a threat and is quickly proven not to lose (forcing_first), else the
     heuristically next best move, checked the same way, that is not proven to lose. Once a move is proven
-    not to lose, the time left looks for a win: first half of it the root's own "is it won?" probe, resumed
-    where the root's solve stopped (the table keeps what it finished), then the moves one by one from the
-    kept one on (_likely_win).
+    not to lose, the time left looks for a win: first a sweep of the moves not proven to lose for a quick
+    win (quick_win), then half of what is left the root's own "is it won?" probe, resumed where the root's
+    solve stopped (the table keeps what it finished), then the moves one by one from the kept one on
+    (_likely_win). Before any of that, a short sweep of the heuristics' first two moves plays a quick win.
 
     Why: where the whole position is too hard to solve in the budget, one move's loss often is not,
     and the heuristics' near-equal scores in early positions can hide a lost move behind a drawn one,
     or a drawn move before a won one. The root's probe, cut short, is often most of the way to its win;
-    where its order of moves is a poor one, the moves' own proofs may still find one.
+    where its order of moves is a poor one, the moves' own proofs may still find one. A win that takes a
+    few tens of thousands of nodes to prove can hide behind one long proof in either order; the sweeps,
+    which ask every move a little at a time, find it.
     """
     scores = answer.column_scores
     others = sorted(
@@ -137,6 +146,11 @@ def unless_proven_lost(position: Position, answer: SearchResult, limit: Limit, s
     )
     candidates = [answer.column] + others
     deadline = started + limit.time - TIMER_MARGIN_S
+    won = quick_win(position, candidates[:FIRST_SWEEP_MOVES], deadline, FIRST_SWEEP_SHARE)
+    if won is not None and won == answer.column:
+        return answer
+    if won is not None:
+        return SearchResult(won, scores[won], False, answer.depth, answer.nodes, ms_since(started), (won,), scores)
     index = 0
     while index < len(candidates):
         col = candidates[index]
@@ -149,6 +163,10 @@ def unless_proven_lost(position: Position, answer: SearchResult, limit: Limit, s
         if index == 0 and solved.score > 0:  # the heuristics' move loses: their order of the rest is in doubt too
             candidates = [col] + forcing_first(position, candidates[1:], deadline)
         if solved.score <= 0:
+            won = quick_win(position, candidates[index:], deadline, KEPT_SWEEP_SHARE)
+            if won is not None:
+                col = won
+                break
             halfway = time.perf_counter() + (deadline - time.perf_counter()) / 2
             root = timed_solve(position, halfway, weak=True, window=(0, 1))
             if root is None or (root.score >= 1 and root.column is None):
@@ -192,6 +210,34 @@ def forcing_first(position: Position, candidates: list[int], deadline: float) ->
             return [col] + [other for other in kept if other != col]
         kept.remove(col)
     return kept
+
+
+def quick_win(position: Position, columns: list[int], deadline: float, share: float) -> int | None:
+    """The first of `columns` proven to win, where each is asked "does it win?" with a node cap that starts
+    at WIN_SWEEP_FIRST_NODES and doubles every round, while the next round fits in `share` of the nodes
+    left before `deadline`; a move proven not to win leaves the sweep. None if no win was proven.
+
+    Why: a move's proof resumes from the table where the previous round's stopped, so the sweep finds a
+    win whose proof is short, wherever the order ranks it, for a few times its cost; asked one by one, the
+    moves before it (a draw, say, whose "not a win" takes millions of nodes) take the whole budget."""
+    for col in columns:
+        if position.is_winning_move(col):
+            return col
+    open_columns = [col for col in columns if not position.play(col).is_draw()]
+    allotment = share * nodes_until(deadline)
+    spent, cap, step = 0, WIN_SWEEP_FIRST_NODES, WIN_SWEEP_FIRST_NODES
+    while open_columns and spent + step * len(open_columns) <= allotment:
+        for col in list(open_columns):
+            solved = timed_solve(position.play(col), deadline, weak=True, window=(-1, 0), node_limit=cap)
+            if solved is None:
+                spent += cap
+                continue
+            spent += solved.nodes
+            if solved.score < 0:
+                return col
+            open_columns.remove(col)
+        step, cap = cap, 2 * cap
+    return None
 
 
 def _likely_win(position: Position, columns: list[int], deadline: float) -> int:

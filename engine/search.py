@@ -17,8 +17,8 @@ iterative deepening replaces it. The layers, from perfect to heuristic:
   by rule instead (engine/quick_answer.py) once the books have not;
   4. a check of the heuristics' move by the weak solver (level 10, boards the solver takes): a move proven
      to lose gives way to a move that makes a threat and is quickly proven not to lose, else to the next
-     best one not proven to lose, and the time left then looks for a proven win (engine/exact_answer.py's
-     unless_proven_lost). Within the proofs' reach (7x6 past the
+     best one not proven to lose, and the time left then looks for a proven win, first in sweeps that ask
+     every move a little at a time (engine/exact_answer.py's unless_proven_lost and quick_win). Within the proofs' reach (7x6 past the
      early book) the heuristics only order the moves, one ply deep, and the check has all the time left;
      elsewhere it has the budget's last 30%.
 Lower levels (engine/levels.py) cap the depth, add evaluation noise and random blunders.

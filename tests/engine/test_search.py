@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from engine.exact_answer import forcing_first, unless_proven_lost
+from engine.exact_answer import forcing_first, quick_win, unless_proven_lost
 from engine.position import Position
 from engine.search import Limit, SearchResult, search
 from engine.search_state import solver
@@ -195,6 +195,26 @@ def test_a_threat_proven_not_to_lose_comes_before_the_heuristics_order() -> None
     assert Solver(16).solve(position.play(4), weak=True).score == 0
     quiet = Position.from_moves("44561362221")  # no move makes a new threat: the order stands
     assert forcing_first(quiet, [3, 0, 1, 2, 4, 5, 6], time.perf_counter() + 60.0) == [3, 0, 1, 2, 4, 5, 6]
+
+
+def test_the_sweep_finds_a_quick_win_behind_long_proofs() -> None:
+    """From the hard random positions: only column 6 wins, and its proof takes about 40,000 nodes, but the
+    solver reaches it after moves whose "not a win" takes millions of nodes (its root probe about 13 M).
+    Asked a little at a time, every move in turn, column 6 is proven to win first."""
+    position = Position.from_moves("577711167162")
+    assert Solver(16).solve(position, weak=True, window=(0, 1), node_limit=2_000_000) is None
+    solver().clear()
+    assert quick_win(position, position.legal_moves(), time.perf_counter() + 60.0, share=1.0) == 5
+    assert Solver(16).solve(position.play(5), weak=True).score == -1
+
+
+def test_the_sweep_ends_without_a_win_where_no_move_wins() -> None:
+    """A drawn position (only column 1 keeps the draw): every move is proven not to win, so the sweep ends
+    without one; a share too small for one round asks nothing."""
+    position = Position.from_moves("117235351357")
+    solver().clear()
+    assert quick_win(position, position.legal_moves(), time.perf_counter() + 60.0, share=1.0) is None
+    assert quick_win(position, position.legal_moves(), time.perf_counter() + 60.0, share=1e-9) is None
 
 
 def test_a_heuristic_move_not_proven_to_lose_stands() -> None:
