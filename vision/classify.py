@@ -300,9 +300,10 @@ def classify(
     """
     if band is None:
         samples, band = banded(samples)
+    deep_rings = np.zeros((len(samples.pixels), 2), dtype=bool)  # a full disc, however its crescent and middle look
     if reference_colours is not None:
         colours = tuple(reference_colours)
-        deep_rings = ring_discs_in_lenses(samples, colours)  # a full disc, however its crescent and middle look
+        deep_rings = ring_discs_in_lenses(samples, colours)
         dents = np.where(deep_rings, 0.0, colour_dents(samples, colours, walls=True))
         band_covered = np.maximum(band.coverage(band.distances(colours)), deep_rings)
         cell_scores = _cell_scores(samples, colours, colour_distances(samples, colours), None, band_covered, False)
@@ -330,9 +331,19 @@ def classify(
     grazed = np.zeros(samples.shape, dtype=bool) if samples.grazed is None else samples.grazed.reshape(samples.shape)
     confidence = np.where(grazed, np.minimum(confidence, OCCLUDED_CONFIDENCE), confidence)
     room_like = room_like_discs(samples, outcome.grid, outcome.colours, (outcome.grid == 0) & ~grazed, SHADING_RANGE)
+    room_like &= ~_of_read_colour(deep_rings, outcome.grid)  # the room seen through a ring disc's hole is no doubt
     confidence = np.where(room_like, np.minimum(confidence, ROOM_LIKE_DISC_CONFIDENCE), confidence)
     confidence = np.where(samples.visible.reshape(samples.shape), confidence, 0.0)
     return Classification(outcome.grid, confidence, outcome.colours, problems, outcome.score)
+
+
+def _of_read_colour(per_colour: np.ndarray, grid: np.ndarray) -> np.ndarray:
+    """(rows, cols) bool: for each disc of `grid`, `per_colour` ((holes, colours) bool) for the colour it is read in."""
+    flat = grid.ravel().astype(np.int64)
+    chosen = np.zeros(flat.shape, dtype=bool)
+    discs = (flat > 0) & (flat <= per_colour.shape[1])
+    chosen[discs] = per_colour[np.flatnonzero(discs), flat[discs] - 1]
+    return chosen.reshape(grid.shape)
 
 
 def doubting_impossible_counts(grid: np.ndarray, confidence: np.ndarray, sure: float | None = None) -> np.ndarray:
