@@ -11,6 +11,9 @@ behind the front plate), so a few depths are tried.
 
 from __future__ import annotations
 
+import dataclasses
+from typing import Protocol, TypeVar
+
 import numpy as np
 
 from vision.colour_clusters import MATCH_RADIUS, SHADOW_RANGE
@@ -106,3 +109,32 @@ def _all_round(matches: np.ndarray, region: np.ndarray, sector: np.ndarray) -> b
     if len(shares) < MIN_SECTORS:
         return False
     return min(shares[1:] if len(shares) >= 5 else shares) >= RING_SHARE
+
+
+class Read(Protocol):
+    """A look's board as vision.classify reads it: grid (rows, cols), confidence, colours (weighted Lab)."""
+
+    grid: np.ndarray
+    confidence: np.ndarray
+    colours: tuple[np.ndarray, ...]
+
+
+R = TypeVar("R", bound=Read)
+
+
+def with_sure_ring_discs(samples: HoleSamples, lens_read: Read, plain_read: R, sure: float) -> tuple[R, np.ndarray]:
+    """A thin face's board (`plain_read`) with the cells it is unsure of that a lens look (`samples`, `lens_read`)
+    reads at `sure` as a disc whose lens shows a ring disc of that colour set deep (ring_discs_in_lenses), resting on
+    the bottom row or on a disc; and those cells ((rows, cols) bool). Seen aside, a ring disc's hole nears the rim and
+    the plain look takes it for a disc cut short; the room seen through an empty hole shows no ring."""
+    grid, confidence = lens_read.grid, lens_read.confidence
+    rings = ring_discs_in_lenses(samples, lens_read.colours)
+    if not rings.any():  # a thin face's samples, or colours none of whose discs shows
+        return plain_read, np.zeros(grid.shape, dtype=bool)
+    discs = grid.ravel()
+    found = (discs > 0) & rings[np.arange(len(discs)), np.maximum(discs, 1) - 1]
+    found = found.reshape(grid.shape) & (confidence >= sure) & (plain_read.confidence < sure)
+    found[1:] &= plain_read.grid[:-1] != 0
+    plain_grid = np.where(found, grid, plain_read.grid).astype(np.int8)
+    plain_confidence = np.where(found, confidence, plain_read.confidence)
+    return dataclasses.replace(plain_read, grid=plain_grid, confidence=plain_confidence), found  # type: ignore[type-var]

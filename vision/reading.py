@@ -23,9 +23,9 @@ from vision.colour_names import LETTERS, colour_letters
 from vision.deep_holes import cut_short, in_lenses, seen_thickness, unproven_in_lenses
 from vision.frame_check import framed
 from vision.geometry import check_corners, check_shape, hole_centres_px
-from vision.hole_samples import FACE_RADIUS, HoleSamples, sample_holes, to_weighted_lab
+from vision.hole_samples import FACE_RADIUS, HoleSamples, from_weighted_lab_to_bgr, sample_holes, to_weighted_lab
 from vision.known_board import judged_against_known, with_empty_look
-from vision.lens_rings import shows_ring_discs
+from vision.lens_rings import shows_ring_discs, with_sure_ring_discs
 from vision.localise import BoardNotFoundError, locate_board, refine_corners
 from vision.occlusion import (
     OCCLUDED_CONFIDENCE,
@@ -121,10 +121,11 @@ def _kept(plain: _Look, lenses: _Look, may_switch: bool, cut: np.ndarray) -> _Lo
     and so is a hole the plain look kept read empty that a disc colour fills but for a crescent (`cut`)."""
     is_lenses = may_switch and lenses.unsure_cells() < plain.unsure_cells()
     kept, other = (lenses, plain) if is_lenses else (plain, lenses)
+    if not is_lenses:  # a ring disc found deep in its lens is one, however the plain look saw it
+        result, rings = with_sure_ring_discs(lenses.samples, lenses.result, plain.result, SURE)
+        kept, cut = kept._replace(result=result), cut & ~rings
     differs = (other.result.grid != kept.result.grid) & other.samples.visible.reshape(kept.result.grid.shape)
-    doubted = differs & ((other.result.confidence >= SURE) | (other.result.grid != 0))
-    if not is_lenses:
-        doubted |= cut
+    doubted = differs & ((other.result.confidence >= SURE) | (other.result.grid != 0)) | (cut & (not is_lenses))
     return _doubting(kept, doubted)
 
 
@@ -193,8 +194,6 @@ def _lifted_lab(bgr: np.ndarray, lift: float) -> np.ndarray:
 
 
 def _bgr_triple(weighted_lab: np.ndarray) -> tuple[int, int, int]:
-    from vision.hole_samples import from_weighted_lab_to_bgr
-
     return tuple(int(v) for v in from_weighted_lab_to_bgr(weighted_lab))  # type: ignore[return-value]
 
 
