@@ -134,7 +134,9 @@ def with_sure_ring_discs(samples: HoleSamples, lens_read: Read, plain_read: R, s
     discs = grid.ravel()
     found = (discs > 0) & rings[np.arange(len(discs)), np.maximum(discs, 1) - 1]
     found = found.reshape(grid.shape) & (confidence >= sure) & (plain_read.confidence < sure)
-    found[1:] &= plain_read.grid[:-1] != 0
     plain_grid = np.where(found, grid, plain_read.grid).astype(np.int8)
+    for row in range(1, len(found)):  # from the bottom up, so a ring disc may rest on one found so
+        found[row] &= plain_grid[row - 1] != 0
+        plain_grid[row] = np.where(found[row], grid[row], plain_read.grid[row])
     plain_confidence = np.where(found, confidence, plain_read.confidence)
     return dataclasses.replace(plain_read, grid=plain_grid, confidence=plain_confidence), found  # type: ignore[type-var]

@@ -4,6 +4,7 @@ tunnel and a solid disc are no ring disc; the sim's thick faces with ring discs 
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import cv2
@@ -12,9 +13,10 @@ import pytest
 
 import vision
 from robot.cli.vision_makes_bench import read_make
+from vision.classify import Classification
 from vision.deep_holes import lens_scales
 from vision.hole_samples import RAY_COUNT, RAY_RADII_PITCH, RING_PLANE, RING_SECTOR, HoleSamples
-from vision.lens_rings import ring_discs_in_lenses
+from vision.lens_rings import ring_discs_in_lenses, with_sure_ring_discs
 
 RED = np.array([27.0, 60.0, 45.0])  # weighted Lab
 YELLOW = np.array([45.0, -5.0, 80.0])
@@ -144,3 +146,26 @@ def test_a_thin_faces_ring_disc_seen_aside_reads_sure_as_the_game_reads_it() -> 
     shown = _rows(["0000000", "0000000", "0000000", "0000000", "0000000", "0100210"])
     assert reading.grid[0, 1] == 1 and reading.confidence[0, 1] >= 0.9, (reading.grid, reading.confidence)
     assert not ((reading.grid != shown) & (reading.confidence >= 0.9)).any(), (reading.grid, reading.confidence)
+
+
+def test_ring_discs_found_in_their_lenses_stack_from_the_bottom_only() -> None:
+    """A column of two ring discs the plain look is unsure of both take the lens look's reading; one over a hole the
+    plain look reads empty does not (no disc floats)."""
+    one = _lens_samples(_ring_disc)
+    column = dataclasses.replace(
+        one,
+        shape=(2, 1),
+        pixels=np.concatenate([one.pixels] * 2),
+        rays=np.concatenate([one.rays] * 2),
+        rim_offsets=np.zeros((2, 2)),
+        hole_colours=np.concatenate([one.hole_colours] * 2),
+        lens_shifts=np.concatenate([SHIFT] * 2),
+    )
+    lens = Classification(np.array([[1], [1]], np.int8), np.array([[0.99], [0.99]]), (RED, YELLOW), [])
+    plain = Classification(np.zeros((2, 1), np.int8), np.array([[0.5], [0.5]]), (RED, YELLOW), [])
+    read, found = with_sure_ring_discs(column, lens, plain, 0.9)
+    assert found.ravel().tolist() == [True, True] and read.grid.ravel().tolist() == [1, 1]
+    assert read.confidence.ravel().tolist() == [0.99, 0.99]
+    sure_empty_below = dataclasses.replace(plain, confidence=np.array([[0.95], [0.5]]))
+    read, found = with_sure_ring_discs(column, lens, sure_empty_below, 0.9)
+    assert not found.any() and not read.grid.any()
