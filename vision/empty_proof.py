@@ -52,7 +52,7 @@ AT_CEILING_SHARE = 0.5
 
 
 def distinct_backgrounds(background: tuple[np.ndarray, ...], colours: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
-    """The background colours (vision.classify.background_colours) that no light makes of a disc colour."""
+    """The background colours (vision.room_behind.background_colours) that no light makes of a disc colour."""
     if not colours:
         return background
     return tuple(
