@@ -100,19 +100,13 @@ def test_ring_discs_deep_in_a_thick_face_read_sure_as_the_game_reads_them() -> N
     shadow behind column 3), the person's disc just dropped, read as the game's watcher reads it: calibrated corners kept, the holes known empty that
     look as on the empty board given. The thin face's look reads the ring discs as unproven empty holes (no disc read
     sure at all), so their lenses are looked at, and show them."""
-    frame = cv2.imread(str(DATA / "sim_ring_discs_deep_in_a_thick_face.png"))
-    corners = [[171.58, 156.91], [463.27, 158.16], [450.25, 363.03], [184.86, 358.72]]
-    known = _rows(["0000000", "0000000", "0000000", "0000000", "0010000", "0012000"])
-    as_then = _rows(["1111111", "1111111", "1111111", "1101111", "1101111", "1100111"]).astype(bool)
-    reading = vision.read(
-        frame,
-        (6, 7),
-        corners,
+    reading = _read_as_the_game(
+        "sim_ring_discs_deep_in_a_thick_face.png",
+        [[171.58, 156.91], [463.27, 158.16], [450.25, 363.03], [184.86, 358.72]],
         ((5, 98, 122), (6, 6, 106)),
         (81, 24, 8),
-        known=known,
-        as_on_empty_board=as_then,
-        empty_insides=as_then,
+        known=["0000000", "0000000", "0000000", "0000000", "0010000", "0012000"],
+        as_on_empty_board=["1111111", "1111111", "1111111", "1101111", "1101111", "1100111"],
     )
     shown = _rows(["0000000", "0000000", "0000000", "0020000", "0010000", "0012000"])  # the person's disc on top
     assert (reading.grid == shown).all() and (reading.confidence >= 0.9).all(), (reading.grid, reading.confidence)
@@ -123,25 +117,42 @@ def _rows(lines: list[str]) -> np.ndarray:
     return np.array([[int(cell) for cell in line] for line in lines[::-1]], dtype=np.int8)
 
 
+def _read_as_the_game(
+    name: str,
+    corners: list[list[float]],
+    disc_colours: tuple,
+    face_colour: tuple,
+    known: list[str],
+    as_on_empty_board: list[str],
+) -> vision.BoardReading:
+    """A saved game frame read as the watcher reads it: calibrated corners, the board the game knows, and the holes
+    (whole, and insides) that looked as on the empty board."""
+    as_then = _rows(as_on_empty_board).astype(bool)
+    return vision.read(
+        cv2.imread(str(DATA / name)),
+        (6, 7),
+        corners,
+        disc_colours,
+        face_colour,
+        known=_rows(known),
+        as_on_empty_board=as_then,
+        empty_insides=as_then,
+    )
+
+
 def test_a_thin_faces_ring_disc_seen_aside_reads_sure_as_the_game_reads_it() -> None:
     """A frame of `bench game rooms` (makes room 18: a white board 3 mm thick, black and red ring discs 34 degrees
     aside, a dark room behind the right half), the person's black ring disc just dropped in column 2, read as the
     game's watcher reads it. Seen aside, the ring's hole nears the rim and the plain look takes the disc for one cut
     short (unsure); its lens shows the ring round the wood behind. The holes before the dark room, as black as the
     discs, stay unsure, never read sure and wrong."""
-    frame = cv2.imread(str(DATA / "sim_thin_face_ring_disc_aside.png"))
-    corners = [[218.04, 142.68], [451.95, 137.5], [444.95, 369.1], [222.27, 323.38]]
-    known = _rows(["0000000", "0000000", "0000000", "0000000", "0000000", "0000210"])
-    as_then = _rows(["1111111", "1111111", "1111111", "1111111", "1111111", "1011001"]).astype(bool)
-    reading = vision.read(
-        frame,
-        (6, 7),
-        corners,
+    reading = _read_as_the_game(
+        "sim_thin_face_ring_disc_aside.png",
+        [[218.04, 142.68], [451.95, 137.5], [444.95, 369.1], [222.27, 323.38]],
         ((40, 38, 37), (10, 11, 132)),
         (169, 168, 161),
-        known=known,
-        as_on_empty_board=as_then,
-        empty_insides=as_then,
+        known=["0000000", "0000000", "0000000", "0000000", "0000000", "0000210"],
+        as_on_empty_board=["1111111", "1111111", "1111111", "1111111", "1111111", "1011001"],
     )
     shown = _rows(["0000000", "0000000", "0000000", "0000000", "0000000", "0100210"])
     assert reading.grid[0, 1] == 1 and reading.confidence[0, 1] >= 0.9, (reading.grid, reading.confidence)
