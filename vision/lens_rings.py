@@ -55,15 +55,35 @@ _POINTS = np.concatenate([RING_PLANE[:, 1:], _RAY_POINTS.reshape(-1, 2)])
 _IN_LENS = np.linalg.norm(_POINTS, axis=1) <= LENS_RADIUS
 
 
+class _LastRings:
+    """The last lens look's ring discs: vision.classify, vision.read's choice of look and with_sure_ring_discs ask
+    for the same look's, in the same colours, and each asking costs a third of a thick face's reading. One tuple,
+    (pixels, rays, lens_shifts, key, found), replaced whole, so a reader in another thread sees a whole entry."""
+
+    entry: tuple = (None, None, None, b"", None)
+
+
 def ring_discs_in_lenses(samples: HoleSamples, colours: tuple[np.ndarray, ...]) -> np.ndarray:
     """(holes, colours) bool: the holes sampled in their lenses (`samples.lens_shifts`) that show a ring disc of each
     colour (weighted Lab) set deep: the colour all round beyond OUTER_PITCH from the disc's centre at some depth, not
     the face, and something other than the colour in the disc's light within INNER_PITCH (see the module). All False
     for a thin face's samples."""
+    if samples.lens_shifts is None or not len(colours):
+        return np.zeros((len(samples.pixels), len(colours)), dtype=bool)
+    arrays = (samples.pixels, samples.rays, samples.lens_shifts)
+    key = np.asarray(colours, np.float32).tobytes() + samples.face.tobytes() + samples.visible.tobytes()
+    *last_arrays, last_key, last_found = _LastRings.entry
+    if all(a is b for a, b in zip(last_arrays, arrays, strict=True)) and last_key == key:
+        return last_found.copy()
+    found = _ring_discs(samples, colours)
+    _LastRings.entry = (*arrays, key, found.copy())
+    return found
+
+
+def _ring_discs(samples: HoleSamples, colours: tuple[np.ndarray, ...]) -> np.ndarray:
+    """ring_discs_in_lenses, worked out."""
     holes = len(samples.pixels)
     found = np.zeros((holes, len(colours)), dtype=bool)
-    if samples.lens_shifts is None or not len(colours):
-        return found
     pixels = np.concatenate([samples.pixels, samples.rays.reshape(holes, -1, 3)], axis=1)
     references = np.asarray(colours, dtype=np.float32).reshape(-1, 3)
     to_colour = shaded_distances(pixels, references, SHADOW_RANGE)
