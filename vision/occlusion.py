@@ -138,9 +138,17 @@ def _disc_like_rays(samples: HoleSamples, disc_colours: np.ndarray) -> np.ndarra
     outermost sample for a ray that reaches no face ring: a rim found off the hole's centre)."""
     outer, on_ring = _face_ring_samples(samples)
     on_ring = on_ring | (~on_ring.any(axis=2, keepdims=True) & (np.arange(len(outer)) == len(outer) - 1))
-    ring = samples.rays[:, :, outer]
-    near = [_distance_under_light(ring, colour[None, None, None], FACE_SHADING_RANGE) for colour in disc_colours]
-    return np.stack([((distance < DISC_RING_DISTANCE) & on_ring).any(axis=2) for distance in near])
+    return (_disc_coloured(samples.rays[:, :, outer], disc_colours) & on_ring).any(axis=3)
+
+
+def _disc_coloured(ring: np.ndarray, disc_colours: np.ndarray) -> np.ndarray:
+    """(colours, *ring's first three axes) bool: the ring samples (weighted Lab) of each disc colour in some light."""
+    return np.stack(
+        [
+            _distance_under_light(ring, colour[None, None, None], FACE_SHADING_RANGE) < DISC_RING_DISTANCE
+            for colour in np.asarray(disc_colours)
+        ]
+    )
 
 
 def _spilled_gaps(samples: HoleSamples, disc_colours: np.ndarray) -> np.ndarray:
@@ -207,9 +215,7 @@ def rays_off_the_face(samples: HoleSamples, disc_colours: np.ndarray | None = No
     from_reference = _distance_under_light(ring, reference[None], FACE_SHADING_RANGE)
     far = (from_face >= BLOCKED_DISTANCE) & (from_reference >= BLOCKED_DISTANCE)
     if disc_colours is not None and len(disc_colours):
-        disc_like = np.zeros(far.shape, dtype=bool)
-        for colour in np.asarray(disc_colours):
-            disc_like |= _distance_under_light(ring, colour[None, None, None], FACE_SHADING_RANGE) < DISC_RING_DISTANCE
+        disc_like = _disc_coloured(ring, disc_colours).any(axis=0)
         marked = _disc_coloured_corners(samples, disc_colours)
         far &= ~(disc_like & ~marked[:, None, None])
         seen = (disc_filled_holes(samples, disc_colours) >= 0) & ~marked
