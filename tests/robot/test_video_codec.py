@@ -24,14 +24,18 @@ YELLOW_BGR, RED_BGR = (0, 220, 240), (30, 30, 200)
 PAGE = """<html><body><video id="v" src="clip.mp4" muted></video><pre id="out">not played</pre><script>
 const v = document.getElementById("v"), out = document.getElementById("out");
 v.addEventListener("loadeddata", () => { v.currentTime = 0.5; });
-v.addEventListener("seeked", () => {
+// A busy machine may fire "seeked" before the frame is decoded (drawn black): draw again a little later, 20 times.
+const draw = (tries) => {
   const canvas = document.createElement("canvas");
   canvas.width = v.videoWidth; canvas.height = v.videoHeight;
   const context = canvas.getContext("2d");
   context.drawImage(v, 0, 0);
   const at = (x, y) => Array.from(context.getImageData(x, y, 1, 1).data.slice(0, 3)).join(",");
-  out.textContent = `played ${v.videoWidth}x${v.videoHeight} left=${at(24, 32)} right=${at(72, 32)}`;
-});
+  const left = at(24, 32), right = at(72, 32);
+  if ((left === "0,0,0" || right === "0,0,0") && tries > 0) { setTimeout(() => draw(tries - 1), 100); return; }
+  out.textContent = `played ${v.videoWidth}x${v.videoHeight} left=${left} right=${right}`;
+};
+v.addEventListener("seeked", () => draw(20));
 v.addEventListener("error", () => { out.textContent = `error ${v.error.code}`; });
 </script></body></html>"""
 
