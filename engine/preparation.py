@@ -20,7 +20,7 @@ from engine.kernel_cache import PACKAGE_DIR, sources_fingerprint
 READY_NAME = "engine-kernels.ready"  # in the package's __pycache__, beside numba's kernels
 # The kernels whose cache files must be there (one per compiled entry point): absent, they compile again.
 ENTRY_KERNELS = ("alphabeta._search", "solver.solve_bits", "solver.solve_batch")
-EXPECTED_S = 15  # about what compiling every kernel takes on 2 cores, for the first line
+EXPECTED_S = 15  # about what compiling every kernel takes on 2 idle cores, for the first line
 
 logger = logging.getLogger(__name__)
 
@@ -44,7 +44,10 @@ def prepare_engine(say: Callable[[str], None], package_dir: Path = PACKAGE_DIR) 
     """
     if kernels_ready(package_dir):
         return None
-    say(f"preparing the engine, once: compiling its kernels (about {EXPECTED_S} s)...")
+    say(
+        f"preparing the engine, once: compiling its kernels (about {EXPECTED_S} s on an idle PC, longer on a small"
+        " or busy computer)..."
+    )
     started = time.perf_counter()
     compile_every_kernel()
     seconds = time.perf_counter() - started
