@@ -10,9 +10,12 @@ behind the board does) and an empty hole like the face.
 The face's thickness is the nearest depth whose back circles show an edge inside the holes (the tunnel's wall
 against whatever is behind it: a disc, the slot, the room), the median over holes. A face measured thicker than it is
 puts the lens inside the true one (a smaller sample of the same disc); thinner, the wall leaks in, so of two edges the
-nearer is taken only when it is clear, and of the depths its edge stays near its peak, the deepest. Where the tunnel hides a noticeable part of the holes, each hole is sampled in
-its lens: the ring pixels and rays of vision.hole_samples mapped into the circle inscribed in the lens, the rays
-running on past it to the face round the hole, where they end as they do for a thin face.
+nearer is taken only when it is clear, and of the depths its edge stays near its peak, the deepest. A black face's
+tunnel into its black slot shows no edge at any depth, so where most holes are so blank, each hole that shows one (a
+disc behind the tunnel) gives its own depth, and the median of those is taken. Where the tunnel hides a noticeable
+part of the holes, each hole is sampled in its lens: the ring pixels and rays of vision.hole_samples mapped into the
+circle inscribed in the lens, the rays running on past it to the face round the hole, where they end as they do for a
+thin face.
 """
 
 from __future__ import annotations
@@ -111,9 +114,9 @@ def _hole_grid(shape: tuple[int, int]) -> np.ndarray:
     return grid_points(shape)[::-1].reshape(-1, 2)
 
 
-def _edges(image_bgr: np.ndarray, corners_px: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
-    """(len(THICKNESSES_PITCH),) the median over holes of the edge their back circles show at each thickness (0
-    where too few holes have an arc of the back circle inside the front one)."""
+def _hole_edges(image_bgr: np.ndarray, corners_px: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """(len(THICKNESSES_PITCH), holes) the edge each hole's back circle shows at each thickness, on its arc inside the
+    front circle (NaN where that arc has too few points)."""
     image_size = (image_bgr.shape[1], image_bgr.shape[0])
     holes = _hole_grid(shape)
     circle = _unit_circle()
@@ -126,19 +129,21 @@ def _edges(image_bgr: np.ndarray, corners_px: np.ndarray, shape: tuple[int, int]
     inside, outside = to_weighted_lab(sampled[None]).reshape(2, *on_arc.shape, 3)
     contrast = np.linalg.norm(inside - outside, axis=3)
     counted = on_arc.sum(axis=2)
-    measured = counted >= MIN_ARC_POINTS
-    per_hole = np.where(measured, (contrast * on_arc).sum(axis=2) / np.maximum(counted, 1), np.nan)
-    enough = measured.sum(axis=1) >= MIN_HOLES
+    return np.where(counted >= MIN_ARC_POINTS, (contrast * on_arc).sum(axis=2) / np.maximum(counted, 1), np.nan)
+
+
+def _median_edges(per_hole: np.ndarray, min_holes: int) -> np.ndarray:
+    """(len(THICKNESSES_PITCH),) the median over holes of `per_hole`'s edges at each thickness (0 where fewer than
+    `min_holes` holes are measured)."""
+    enough = (~np.isnan(per_hole)).sum(axis=1) >= min_holes
     medians = np.zeros(len(THICKNESSES_PITCH))
     medians[enough] = np.nanmedian(per_hole[enough], axis=1)
     return medians
 
 
-def face_thickness(image_bgr: np.ndarray, corners_px: np.ndarray, shape: tuple[int, int]) -> float:
-    """The board face's thickness in column pitches where its holes show it (the nearest clear edge of a tunnel's
-    back, see the module), 0.0 where they do not (a thin face seen from nearly straight on, a black board)."""
-    corners = np.ascontiguousarray(corners_px, dtype=np.float64)
-    edges = _edges(image_bgr, corners, shape)
+def _thickness_of(edges: np.ndarray) -> float:
+    """The thickness (pitches) of the nearest clear edge of a tunnel's back in a profile of edges over
+    THICKNESSES_PITCH (see the module), 0.0 where none shows."""
     for index, edge in enumerate(edges[:-1]):
         nearer = edges[:index][edges[:index] > 0]
         rises = len(nearer) > 0 and nearer.min() < FALL_SHARE * edge and edge >= edges[index - 1]
@@ -150,6 +155,23 @@ def face_thickness(image_bgr: np.ndarray, corners_px: np.ndarray, shape: tuple[i
             falls = (edges[index + 1 :] < FALL_SHARE * peak).any()
             return float(THICKNESSES_PITCH[index]) if falls else 0.0
     return 0.0
+
+
+def face_thickness(image_bgr: np.ndarray, corners_px: np.ndarray, shape: tuple[int, int]) -> float:
+    """The board face's thickness in column pitches where its holes show it (the nearest clear edge of a tunnel's
+    back, over all holes or, where most show no edge at any depth, over those that do: see the module), 0.0 where they
+    do not (a thin face seen from nearly straight on, a black board with no disc)."""
+    corners = np.ascontiguousarray(corners_px, dtype=np.float64)
+    per_hole = _hole_edges(image_bgr, corners, shape)
+    thickness = _thickness_of(_median_edges(per_hole, MIN_HOLES))
+    if thickness:
+        return thickness
+    showing = np.nan_to_num(per_hole, nan=0.0).max(axis=0) >= MIN_EDGE
+    if 2 * showing.sum() >= len(showing):  # most holes show edges, none clearly a tunnel's back
+        return 0.0
+    depths = [_thickness_of(np.nan_to_num(per_hole[:, hole], nan=0.0)) for hole in np.flatnonzero(showing)]
+    depths = [depth for depth in depths if depth]
+    return float(np.median(depths)) if depths else 0.0
 
 
 def hidden_share(

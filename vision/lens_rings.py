@@ -41,8 +41,9 @@ DEPTH_FACTORS = (1.0, 1.25, 1.5, 1.75)
 RING_SHARE = 0.8
 MIN_SECTOR_SAMPLES = 3
 MIN_SECTORS = 3
-# Within INNER_PITCH, this share at least is not the disc's colour in the light the disc is in (IN_DISC_LIGHT): the
-# room seen through the ring's hole, however like a shade of the disc colour it is.
+# Within INNER_PITCH, this share at least is not the disc's colour in the light the disc is in (IN_DISC_LIGHT), or for
+# a grey disc (chroma under MATCH_RADIUS), not its colour as its ring shows it: the room seen through the ring's hole,
+# however like a shade of the disc colour it is.
 ROOM_SHARE = 0.8
 IN_DISC_LIGHT = (0.75, 1.3)
 MIN_INNER_SAMPLES = 5
@@ -90,6 +91,7 @@ def _ring_discs(samples: HoleSamples, colours: tuple[np.ndarray, ...]) -> np.nda
     to_face = shaded_distances(pixels, samples.face[None], FACE_LIGHT_RANGE)[0]
     disc = (to_colour < MATCH_RADIUS) & ((to_face >= MATCH_RADIUS) | (to_face >= to_colour))
     lit = shaded_distances(pixels, references, IN_DISC_LIGHT) < MATCH_RADIUS
+    grey = np.hypot(references[:, 1], references[:, 2]) < MATCH_RADIUS
     shifts, scales = samples.lens_shifts, lens_scales(samples.lens_shifts)
     for hole in np.flatnonzero(samples.visible & disc.any(axis=(0, 2))):
         for factor in DEPTH_FACTORS:
@@ -101,10 +103,23 @@ def _ring_discs(samples: HoleSamples, colours: tuple[np.ndarray, ...]) -> np.nda
                 continue
             sector = ((np.arctan2(offsets[:, 1], offsets[:, 0]) + np.pi) / (2 * np.pi) * SECTOR_COUNT).astype(int)
             for index in range(len(references)):
-                found[hole, index] |= _all_round(disc[index, hole], outer, sector % SECTOR_COUNT) and (
-                    1 - lit[index, hole, inner].mean() >= ROOM_SHARE
-                )
+                if found[hole, index] or not _all_round(disc[index, hole], outer, sector % SECTOR_COUNT):
+                    continue
+                if grey[index]:
+                    share = _off_the_ring_share(pixels[hole], disc[index, hole] & outer, inner)
+                else:
+                    share = 1 - lit[index, hole, inner].mean()
+                found[hole, index] = share >= ROOM_SHARE
     return found
+
+
+def _off_the_ring_share(pixels: np.ndarray, ringed: np.ndarray, inner: np.ndarray) -> float:
+    """The share of a hole's `inner` samples (pixels (samples, 3) weighted Lab) unlike the disc's colour as its
+    `ringed` samples show it. A grey disc's shades differ in lightness alone: in a tunnel's shade a white disc is far
+    darker than its calibrated grey, and that grey's light range takes in the dark back plate seen through its hole,
+    or a dark room seen through a black disc's."""
+    seen = np.median(pixels[ringed], axis=0)
+    return float((np.linalg.norm(pixels[inner] - seen, axis=1) >= MATCH_RADIUS).mean())
 
 
 def shows_ring_discs(samples: HoleSamples, grid: np.ndarray, colours: tuple[np.ndarray, ...] | None) -> bool:

@@ -14,7 +14,7 @@ import pytest
 import vision
 from robot.cli.vision_makes_bench import read_make
 from vision.classify import Classification
-from vision.deep_holes import lens_scales
+from vision.deep_holes import lens_scales, seen_thickness
 from vision.hole_samples import RAY_COUNT, RAY_RADII_PITCH, RING_PLANE, RING_SECTOR, HoleSamples
 from vision.lens_rings import ring_discs_in_lenses, with_sure_ring_discs
 
@@ -22,6 +22,7 @@ RED = np.array([27.0, 60.0, 45.0])  # weighted Lab
 YELLOW = np.array([45.0, -5.0, 80.0])
 ROOM = np.array([25.0, 15.0, 30.0])  # brown wood, near a dim red
 FACE = np.array([48.0, 0.0, 0.0])  # a white face
+BLACK_FACE = np.array([1.3, -0.2, -1.8])
 SHIFT = np.array([[0.12, -0.14]])  # the back circle's shift, pitches
 RING_HOLE = 0.19
 DATA = Path(__file__).parent / "data"
@@ -86,6 +87,20 @@ def test_a_ring_disc_deep_in_its_lens_is_found_in_its_own_colour_only() -> None:
 @pytest.mark.parametrize("look", [_loose_crescent, _empty_tunnel, _solid_disc])
 def test_a_crescent_an_empty_tunnel_or_a_solid_disc_is_no_ring_disc(look) -> None:
     assert not ring_discs_in_lenses(_lens_samples(look), (RED, YELLOW)).any()
+
+
+def test_a_white_ring_disc_in_a_tunnels_shade_is_found_by_its_own_light() -> None:
+    """A white disc calibrated mid-grey, darker still in a black face's tunnel, the dark back plate seen through its
+    hole: that plate is a shade of the calibrated grey, but far from the disc's own ring."""
+    grey, ring, plate = np.array([29.0, -1.0, 1.0]), np.array([26.5, -1.5, -4.0]), np.array([6.5, 1.0, -4.5])
+
+    def white_ring(point: np.ndarray) -> np.ndarray:
+        if _lens_edge(point):
+            return BLACK_FACE
+        return plate if np.linalg.norm(point - 1.4 * SHIFT[0]) < RING_HOLE else ring
+
+    samples = dataclasses.replace(_lens_samples(white_ring), face=BLACK_FACE)
+    assert ring_discs_in_lenses(samples, (YELLOW, grey)).tolist() == [[False, True]]
 
 
 @pytest.mark.parametrize("seed", [13, 20])
@@ -180,3 +195,42 @@ def test_ring_discs_found_in_their_lenses_stack_from_the_bottom_only() -> None:
     sure_empty_below = dataclasses.replace(plain, confidence=np.array([[0.95], [0.5]]))
     read, found = with_sure_ring_discs(column, lens, sure_empty_below, 0.9)
     assert not found.any() and not read.grid.any()
+
+
+def test_ring_discs_behind_a_black_thick_face_read_sure_as_the_game_reads_them() -> None:
+    """A frame of `bench game rooms` (makes room 16: a black board 9 mm thick, yellow and white ring discs 31 degrees
+    aside; cropped about the frame's centre), the robot's white disc just dropped on column 4. The tunnels' walls and
+    the slot behind are one black, so only the holes with a disc show the tunnels' depth; the white disc in the
+    tunnel's shade is a ring round the dark back plate."""
+    frame = cv2.imread(str(DATA / "sim_black_thick_face_ring_discs.png"))
+    corners = np.array([[137.18, 52.79], [417.46, 73.85], [387.15, 251.91], [150.21, 220.87]])
+    assert 0.21 <= seen_thickness(frame, corners, (6, 7)) <= 0.3  # 9.5 mm is 0.27 pitch
+    reading = _read_as_the_game(
+        "sim_black_thick_face_ring_discs.png",
+        corners.tolist(),
+        ((6, 117, 151), (137, 139, 137)),
+        (14, 10, 7),
+        known=["0000000", "0000000", "0000000", "0000000", "0001000", "0002100"],
+        as_on_empty_board=["1111111", "1111111", "1111111", "1110111", "1110111", "1110011"],
+    )
+    shown = _rows(["0000000", "0000000", "0000000", "0002000", "0001000", "0002100"])
+    discs = shown != 0
+    assert (reading.grid[discs] == shown[discs]).all() and (reading.confidence[discs] >= 0.9).all(), reading
+    assert not ((reading.grid != shown) & (reading.confidence >= 0.9)).any(), (reading.grid, reading.confidence)
+
+
+def test_a_ring_disc_stacked_on_another_behind_a_thin_face_reads_sure() -> None:
+    """A frame of makes room 18 (cropped about its centre), the person's second black ring disc just dropped on the
+    first in column 2: the wood seen through its hole is dark, within a shade of the calibrated black, but far from
+    the disc's own ring."""
+    reading = _read_as_the_game(
+        "sim_thin_face_stacked_ring_disc.png",
+        [[118.04, 62.68], [351.95, 57.5], [344.95, 289.1], [122.27, 243.38]],
+        ((41, 39, 39), (10, 11, 143)),
+        (165, 167, 160),
+        known=["0000000", "0000000", "0000000", "0000000", "0000200", "0100210"],
+        as_on_empty_board=["1111111", "1111111", "1111111", "1111111", "1011011", "1011001"],
+    )
+    shown = _rows(["0000000", "0000000", "0000000", "0000000", "0100200", "0100210"])
+    assert (reading.grid[:2, 1] == 1).all() and (reading.confidence[:2, 1] >= 0.9).all(), reading
+    assert not ((reading.grid != shown) & (reading.confidence >= 0.9)).any(), (reading.grid, reading.confidence)
