@@ -154,11 +154,13 @@ def _disc_coloured(ring: np.ndarray, disc_colours: np.ndarray) -> np.ndarray:
 def _spilled_gaps(samples: HoleSamples, disc_colours: np.ndarray) -> np.ndarray:
     """(colours, rows - 1, cols - 1) bool: gaps a disc of that colour may show in, seen past its rim (a clear face,
     seen aside): one of the gap's four holes is filled by that colour, its face ring shows the colour towards the
-    gap and not on the side away from it. A disc a pitch across that reaches a gap, 0.7 pitch from its hole's
-    centre, leaves the far side of that hole's face ring; a hand or a sleeve in front of the hole covers it all round."""
+    gap and not at its outer edge on the side away from it. A disc a pitch across that reaches a gap, 0.7 pitch from
+    its hole's centre, leaves that edge of its hole's face ring (a ring disc seen far aside may reach just inside
+    it); a hand or a sleeve in front of the hole covers it all round."""
     rows, cols = samples.shape
     filled = disc_filled_holes(samples, disc_colours).reshape(rows, cols)
     like = _disc_like_rays(samples, disc_colours).reshape(len(disc_colours), rows, cols, RAY_COUNT)
+    outermost = _disc_coloured(samples.rays[:, :, -1:], disc_colours)[..., 0].reshape(like.shape)
     eighth = RAY_COUNT // 8
     spilled = np.zeros((len(disc_colours), rows - 1, cols - 1), dtype=bool)
     # (row step, column step) from the gap's lower-left hole to each of its holes, and the ray from that hole to the
@@ -168,8 +170,8 @@ def _spilled_gaps(samples: HoleSamples, disc_colours: np.ndarray) -> np.ndarray:
         away = [(ray + RAY_COUNT // 2 + step) % RAY_COUNT for step in (-1, 0, 1)]
         hole = (slice(d_row, d_row + rows - 1), slice(d_col, d_col + cols - 1))
         for index in range(len(disc_colours)):
-            shown = like[index][hole]
-            spilled[index] |= (filled[hole] == index) & shown[..., ray] & ~shown[..., away].any(axis=-1)
+            shown, beyond = like[index][hole], outermost[index][hole]
+            spilled[index] |= (filled[hole] == index) & shown[..., ray] & ~beyond[..., away].any(axis=-1)
     return spilled
 
 

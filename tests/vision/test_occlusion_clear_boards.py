@@ -82,3 +82,18 @@ def test_two_discs_side_by_side_behind_a_clear_face_are_not_in_front_of_each_oth
     off = rays_off_the_face(dataclasses.replace(samples, face=face), colours)
     towards_blue = [RAY_COUNT - 1, 0, 1]  # from column 1's bottom hole to column 2's, rectified x right
     assert not off[0, towards_blue].any(), off[0].astype(int)
+
+
+def test_a_ring_disc_seen_far_aside_through_a_clear_face_is_no_sleeve() -> None:
+    """Rooms seed 12 (a clear 3 mm face, yellow and red ring discs, the webcam 38 degrees aside): the person's yellow
+    disc in column 5 row 3 reaches the gap at its upper right, as every disc of the board does, and its edge shows
+    on the face ring on the far side too; a sleeve over the hole would show its colour out to the ring's outer edge
+    there, the disc does not. It was named covered until the game stopped. The frame as the game saw it, cut to the
+    board, with the watcher's face and colours."""
+    frame = cv2.imread(str(Path(__file__).parent / "data" / "sim_clear_board_ring_discs_far_aside.png"))
+    corners = np.array([[33.6, 33.7], [274.6, 77.3], [256.1, 265.5], [49.3, 196.3]])
+    samples = sample_holes(frame, corners, SHAPE)
+    face = to_weighted_lab(np.array([[[49, 52, 62]]], np.uint8))[0, 0]
+    colours = to_weighted_lab(np.array([[[4, 73, 90], [0, 4, 69]]], np.uint8))[0]
+    off = rays_off_the_face(dataclasses.replace(samples, face=face), colours)
+    assert not off[2 * SHAPE[1] + 4].any(), off[2 * SHAPE[1] + 4].astype(int)
