@@ -228,6 +228,7 @@ def read(
     known: np.ndarray | None = None,
     as_on_empty_board: np.ndarray | None = None,
     empty_insides: np.ndarray | None = None,
+    unchanged_rays: np.ndarray | None = None,
 ) -> BoardReading:
     """Read the board in a BGR frame.
 
@@ -239,12 +240,11 @@ def read(
     values as `colours`, row 0 at the bottom): many new discs, or known discs in the other colour, are unsure
     (vision.known_board). as_on_empty_board: (rows, cols) bool, row 0 at the bottom, with calibrated corners: the
     holes that look just as on the empty board, face ring and all (vision.unchanged): nothing is in front of them,
-    however much like the face a pale room seen through them looks, and one `known` empty holds no disc, however
-    much like a disc the room seen through it looks. empty_insides: holes whose insides alone look so: nothing is in
-    front, though a disc may be in one. Raises ValueError for a bad image, shape, corners or colours. A board that
-    cannot be found is not an error: the reading has corners None, an all-empty grid, zero confidence and a problem
-    sentence.
-    """
+    however like the face a pale room seen through them looks, and one `known` empty holds no disc, however like a
+    disc. empty_insides: holes whose insides alone look so: nothing is in front, though a disc may be in one.
+    unchanged_rays: (rows * cols, RAY_COUNT) bool, rays whose face round their hole looks so: nothing is in front
+    there. Raises ValueError for a bad image, shape, corners or colours. A board that cannot be found is not an
+    error: the reading has corners None, an all-empty grid, zero confidence and a problem sentence."""
     started = time.perf_counter()
     image, lift = _lifted(_check_image(image_bgr))
     is_dim = lift >= DIM_LIFT
@@ -255,6 +255,7 @@ def read(
     if corners is not None and as_on_empty_board is not None:
         unchanged = np.asarray(as_on_empty_board, dtype=bool).reshape(rows, cols)
         clear = unchanged | (False if empty_insides is None else np.asarray(empty_insides, bool).reshape(rows, cols))
+    quiet = False if corners is None or unchanged_rays is None else np.asarray(unchanged_rays, dtype=bool)
     discs = None if reference is None else np.asarray(reference)
 
     def off_face(samples: HoleSamples) -> np.ndarray:
@@ -278,7 +279,7 @@ def read(
             # The tunnels' back edges showed, or most holes look as on the empty board: the holes are in view.
             if not tunnels and clear.mean() < CLEAR_BOARD_SHARE:
                 _check_uncovered(samples, discs)
-            off_the_face = off_face(samples) & ~clear.reshape(-1, 1)
+            off_the_face = off_face(samples) & ~clear.reshape(-1, 1) & ~quiet
             covered, grazed = occluded_holes(samples, off_the_face, tunnels, clear, discs)
             moved, moved_samples, off_frame = (
                 (lattice, samples, None) if tunnels else framed(lattice, samples, off_the_face, sample, off_face)

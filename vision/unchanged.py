@@ -29,7 +29,7 @@ from vision.hole_samples import (
     shaded_distances,
     to_weighted_lab,
 )
-from vision.occlusion import covered_sentence
+from vision.occlusion import FACE_RING_RADIUS_PITCH, covered_sentence
 from vision.reading import BoardReading
 from vision.reference_light import in_reference_light, light_gains
 from vision.reliability import SURE
@@ -162,6 +162,21 @@ def insides_as_on_empty_board(
     """(rows, cols) bool: the holes of `frame` whose insides look as on the empty board but for a patch or two
     (discless_holes), for vision.read's empty_insides; the frame's samples shared with as_on_empty_board."""
     return discless_holes(empty_reference, _looked_at(frame, corners, shape))
+
+
+def face_rays_as_on_empty_board(
+    frame: np.ndarray, corners: np.ndarray, shape: tuple[int, int], empty_reference: np.ndarray
+) -> np.ndarray:
+    """(rows * cols, RAY_COUNT) bool: the rays whose samples on the face ring round their hole (vision.occlusion)
+    look as that patch of face did on the empty board (`empty_reference`), in its light, for vision.read's
+    unchanged_rays: nothing is in front of them, whatever a clear face shows there (the room, the robot's body behind
+    it), though a disc seen past its rim may have changed the face nearer the hole."""
+    samples = _looked_at(frame, corners, shape)
+    gains = light_gains(_patches_of(samples), empty_reference, FACE)
+    then = np.repeat(empty_reference[:, FACE], RAYS_PER_PATCH, axis=1)
+    seen = np.median(samples.rays[:, :, RAY_RADII_PITCH >= FACE_RING_RADIUS_PITCH], axis=2)
+    seen = seen if gains is None else in_reference_light(seen, gains, then)
+    return np.linalg.norm(seen - then, axis=2) < UNCHANGED_DISTANCE
 
 
 def refreshed_reference(

@@ -43,6 +43,7 @@ from vision.unchanged import (
     disc_patches,
     doubt_changed_empties,
     expected_disc_from_change,
+    face_rays_as_on_empty_board,
     insides_as_on_empty_board,
     person_disc_from_change,
     reference_patches,
@@ -250,9 +251,10 @@ class BoardWatcher:
     def _read_with(self, frame: np.ndarray, known: np.ndarray | None) -> BoardReading:
         """vision.read with the colours and face of now, the board the game knows, and the holes that look as on the
         empty board (nothing is in front of them)."""
-        clear = insides = None
+        clear = insides = rays = None
         if self.empty_reference is not None and self.corners is not None:
             clear = as_on_empty_board(frame, self.corners, self.shape, self.empty_reference)
+            rays = face_rays_as_on_empty_board(frame, self.corners, self.shape, self.empty_reference)
             if known is not None:  # nothing is in front of a hole known empty whose inside looks as then
                 inside = insides_as_on_empty_board(frame, self.corners, self.shape, self.empty_reference)
                 insides = (np.asarray(known) == 0) & inside
@@ -265,6 +267,7 @@ class BoardWatcher:
             known=known,
             as_on_empty_board=clear,
             empty_insides=insides,
+            unchanged_rays=rays,
         )
 
     def _relearnt(self, frame: np.ndarray, reading: BoardReading) -> BoardReading:
