@@ -63,6 +63,9 @@ PERSON_COLOUR_SHARE = 0.5
 INFERRED_CONFIDENCE = 0.8
 # How much dimmer or brighter than its calibrated colour a disc may look in the light of the game.
 DISC_SHADING = (0.6, 1.6)
+# A patch of the face round a hole this near (weighted Lab, shaded by DISC_SHADING) a disc colour shows that disc past
+# its rim (a clear face); skin and sleeves stay farther from both colours of a pair the game tells apart.
+DISC_FACE_DISTANCE = 12.0
 # The confidence of an empty reading that its hole's change doubts: unsure, so the game looks again or asks.
 DOUBTED_EMPTY_CONFIDENCE = 0.5
 
@@ -136,6 +139,15 @@ def _inner_changes(seen: np.ndarray, reference: np.ndarray) -> np.ndarray:
     """(holes, INNER_PATCHES): how far each patch inside a hole and on its rim (`seen`, in the reference's light)
     moved from the reference's."""
     return np.linalg.norm(seen[:, :INNER_PATCHES] - reference[:, :INNER_PATCHES], axis=2)
+
+
+def _inside_changed_by_far(reference: np.ndarray, samples: HoleSamples) -> np.ndarray:
+    """(rows, cols) bool: the holes whose inside (the ring's sectors, the rays' inside band) changed by far
+    (CHANGED_DISTANCE) since `reference`, or their rim on more than MOST_INNER_CHANGED patches, as a disc dropped in
+    changes them: the discs round a hole seen past their rims (a clear face) change its face and a rim patch or two."""
+    far = _inner_changes(_in_light_of(reference, samples), reference) >= CHANGED_DISTANCE
+    rim = SECTOR_COUNT + RAY_COUNT // RAYS_PER_PATCH
+    return (far[:, :rim].any(axis=1) | (far[:, rim:].sum(axis=1) > MOST_INNER_CHANGED)).reshape(samples.shape)
 
 
 def _few_changed(inner: np.ndarray) -> np.ndarray:
@@ -251,7 +263,7 @@ def doubt_changed_empties(
     changes = patch_changes(empty_reference, samples)
     if not _empty_board_fits(changes < UNCHANGED_DISTANCE, (known == 0) & ~covered):
         return reading
-    doubted = suspect & (changes >= CHANGED_DISTANCE) & ~discless_holes(empty_reference, samples)
+    doubted = suspect & _inside_changed_by_far(empty_reference, samples) & ~discless_holes(empty_reference, samples)
     if not doubted.any():
         return reading
     where = ", ".join(f"column {column + 1} row {row + 1}" for row, column in np.argwhere(doubted))
@@ -277,18 +289,39 @@ def expected_disc_from_change(
     expects (the robot's own, `player`'s, dropped into `column`) read at SURE where the reader could not tell it
     (read empty, or unsure) from what the game knows: the lowest empty hole of `column` is the one hole where a disc
     could land whose inside changed by far since the empty board (`filled_landing_holes`), and its colour is nearer
-    the robot's than the other player's. A disc the reader reads surely is left to it (the other player's colour is
-    an event)."""
-    filled = filled_landing_holes(reading, frame, corners, known, empty_reference)
-    if filled is None or not filled[:, column].any() or filled.sum() > 1:
+    the robot's than the other player's; or, the one whose inside changed at all (a translucent disc before a room
+    of its colour), and its colour far nearer the robot's (PERSON_COLOUR_SHARE). A disc the reader reads surely is
+    left to it (the other player's colour is an event)."""
+    found = _lone_landing_hole(reading, frame, corners, known, empty_reference, column)
+    if found is None:
         return reading
-    row = int(np.flatnonzero(filled[:, column])[0])
+    row, share = found
     if reading.grid[row, column] != 0 and reading.confidence[row, column] >= SURE:
         return reading
     distances = _colour_distances(frame, corners, reading.grid.shape, row, column, colours)
-    if distances[player - 1] >= distances[2 - player]:
+    if distances[player - 1] >= share * distances[2 - player]:
         return reading
     return _with_disc(reading, row, column, player, SURE)
+
+
+def _lone_landing_hole(
+    reading: BoardReading,
+    frame: np.ndarray,
+    corners: np.ndarray,
+    known: np.ndarray,
+    empty_reference: np.ndarray,
+    column: int,
+) -> tuple[int, float] | None:
+    """The row of `column`'s landing hole when it is the one hole where a disc could land whose inside changed by far,
+    or else changed at all (filled_landing_holes), and the share of the other colour's distance the robot's colour
+    must be under there: 1, or PERSON_COLOUR_SHARE for a hole changed by less than a disc usually changes it."""
+    for least_change, share in ((CHANGED_DISTANCE, 1.0), (0.0, PERSON_COLOUR_SHARE)):
+        filled = filled_landing_holes(reading, frame, corners, known, empty_reference, least_change)
+        if filled is None:
+            return None
+        if filled[:, column].any() and filled.sum() == 1:
+            return int(np.flatnonzero(filled[:, column])[0]), share
+    return None
 
 
 def person_disc_from_change(
@@ -303,15 +336,17 @@ def person_disc_from_change(
     """`reading` (in players' values, as read with `colours`) with the person's disc (`player`'s) read at
     INFERRED_CONFIDENCE, below SURE and with a problem that says so, where the reader could not tell it (read empty,
     or unsure) but the board shows it: one hole where a disc could land, and no other, has its inside changed by far
-    since the empty board (`filled_landing_holes`), the face round it is as it was (a hand in front changes that),
-    and its colour is far nearer the person's than the robot's (PERSON_COLOUR_SHARE); the stabiliser asks it again."""
+    since the empty board (`filled_landing_holes`), the face round it is as it was or shows the person's colour (a
+    hand in front changes it otherwise), and its colour is far nearer the person's than the robot's
+    (PERSON_COLOUR_SHARE); the stabiliser asks it again."""
     filled = filled_landing_holes(reading, frame, corners, known, empty_reference)
     if filled is None or filled.sum() != 1:
         return reading
     row, column = (int(v) for v in np.argwhere(filled)[0])
     if reading.grid[row, column] != 0 and reading.confidence[row, column] >= SURE:
         return reading
-    if not _faces_as_on_empty_board(empty_reference, _looked_at(frame, corners, reading.grid.shape))[row, column]:
+    samples = _looked_at(frame, corners, reading.grid.shape)
+    if not _face_as_on_empty_board_or_disc(empty_reference, samples, row * known.shape[1] + column, colours, player):
         return reading
     distances = _colour_distances(frame, corners, reading.grid.shape, row, column, colours)
     if distances[player - 1] >= PERSON_COLOUR_SHARE * distances[2 - player]:
@@ -321,13 +356,19 @@ def person_disc_from_change(
 
 
 def filled_landing_holes(
-    reading: BoardReading, frame: np.ndarray, corners: np.ndarray, known: np.ndarray, empty_reference: np.ndarray
+    reading: BoardReading,
+    frame: np.ndarray,
+    corners: np.ndarray,
+    known: np.ndarray,
+    empty_reference: np.ndarray,
+    least_change: float = CHANGED_DISTANCE,
 ) -> np.ndarray | None:
     """(rows, cols) bool: the holes where a disc could land (`known`, players' values) whose insides changed by far
-    since the empty board (`empty_reference`, sampled at `corners`), as a disc dropped in changes them, not just
-    by the edge of a disc next to them (discless_holes). None when that cannot be told: the board not found,
-    something in front of it (a hole read covered whose face looks as on the empty board has none: a dark disc the
-    reader took for a shadow), or the empty board's look no longer fits (REFERENCE_VALID_SHARE)."""
+    (`least_change`, a patch's largest move) since the empty board (`empty_reference`, sampled at `corners`), as a
+    disc dropped in changes them, not just by the edge of a disc next to them (discless_holes). None when that
+    cannot be told: the board not found, something in front of it (a hole read covered whose face looks as on the
+    empty board has none: a dark disc the reader took for a shadow), or the empty board's look no longer fits
+    (REFERENCE_VALID_SHARE)."""
     if not reading.is_board_found:
         return None
     samples = _looked_at(frame, corners, reading.grid.shape)
@@ -336,13 +377,28 @@ def filled_landing_holes(
     changes = patch_changes(empty_reference, samples)
     if not _empty_board_fits(changes < UNCHANGED_DISTANCE, np.asarray(known) == 0):
         return None
-    return _lowest_empty(known) & (changes >= CHANGED_DISTANCE) & ~discless_holes(empty_reference, samples)
+    return _lowest_empty(known) & (changes >= least_change) & ~discless_holes(empty_reference, samples)
 
 
 def _faces_as_on_empty_board(empty_reference: np.ndarray, samples: HoleSamples) -> np.ndarray:
     """(rows, cols) bool: the holes whose face round them (FACE) looks as on the empty board (`empty_reference`)."""
     moved = np.linalg.norm(_in_light_of(empty_reference, samples)[:, FACE] - empty_reference[:, FACE], axis=2)
     return (moved < UNCHANGED_DISTANCE).all(axis=1).reshape(samples.shape)
+
+
+def _face_as_on_empty_board_or_disc(
+    empty_reference: np.ndarray, samples: HoleSamples, hole: int, colours: Sequence, player: int
+) -> bool:
+    """Whether every patch of the face round `hole` looks as on the empty board or shows `player`'s colour (BGR
+    `colours`, the first player's first), far nearer it than the other's (DISC_FACE_DISTANCE, PERSON_COLOUR_SHARE):
+    behind a clear face a disc shows past its rim, a hand does not."""
+    moved = np.linalg.norm(_in_light_of(empty_reference, samples)[hole, FACE] - empty_reference[hole, FACE], axis=1)
+    lab = to_weighted_lab(np.asarray([colours], np.float32))[0]
+    distances = shaded_distances(_patches_of(samples)[hole, FACE], lab, DISC_SHADING)
+    own, other = distances[player - 1], distances[2 - player]
+    return bool(
+        ((moved < UNCHANGED_DISTANCE) | ((own < DISC_FACE_DISTANCE) & (own < PERSON_COLOUR_SHARE * other))).all()
+    )
 
 
 def _colour_distances(
