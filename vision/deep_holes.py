@@ -11,11 +11,11 @@ The face's thickness is the nearest depth whose back circles show an edge inside
 against whatever is behind it: a disc, the slot, the room), the median over holes. A face measured thicker than it is
 puts the lens inside the true one (a smaller sample of the same disc); thinner, the wall leaks in, so of two edges the
 nearer is taken only when it is clear, and of the depths its edge stays near its peak, the deepest. A black face's
-tunnel into its black slot shows no edge at any depth, so where most holes are so blank, each hole that shows one (a
-disc behind the tunnel) gives its own depth, and the median of those is taken. Where the tunnel hides a noticeable
-part of the holes, each hole is sampled in its lens: the ring pixels and rays of vision.hole_samples mapped into the
-circle inscribed in the lens, the rays running on past it to the face round the hole, where they end as they do for a
-thin face.
+tunnel into its black slot shows no edge at any depth, so where a quarter of the holes or more are so blank, each hole
+that shows one (a disc behind the tunnel) gives its own depth, and the median of those is taken: the median over all
+holes would mix the two kinds. Where the tunnel hides a noticeable part of the holes, each hole is sampled in its
+lens: the ring pixels and rays of vision.hole_samples mapped into the circle inscribed in the lens, the rays running on
+past it to the face round the hole, where they end as they do for a thin face.
 """
 
 from __future__ import annotations
@@ -60,6 +60,10 @@ MIN_ARC_POINTS = 3
 MIN_HOLES = 10
 # The median edge (weighted Lab) that shows a tunnel's back: a thin face's holes show under 2 at depths nothing is.
 MIN_EDGE = 5.0
+# Where this share of the holes shows no edge at any depth (a black face's empty tunnels), the median over all holes
+# mixes blank holes and holes with a disc, and near half full passes for an edge at a wrong depth: each hole that
+# shows an edge gives its own depth instead.
+MIN_BLANK_SHARE = 0.25
 # The edge stays near its peak over a few depths (it is measured EDGE_STEP_PITCH either side): the deepest of them
 # within this share of the peak is taken, as a lens taken too deep still holds only the disc.
 PLATEAU_SHARE = 0.9
@@ -159,16 +163,13 @@ def _thickness_of(edges: np.ndarray) -> float:
 
 def face_thickness(image_bgr: np.ndarray, corners_px: np.ndarray, shape: tuple[int, int]) -> float:
     """The board face's thickness in column pitches where its holes show it (the nearest clear edge of a tunnel's
-    back, over all holes or, where most show no edge at any depth, over those that do: see the module), 0.0 where they
+    back, over all holes or, where many show no edge at any depth, over those that do: see the module), 0.0 where they
     do not (a thin face seen from nearly straight on, a black board with no disc)."""
     corners = np.ascontiguousarray(corners_px, dtype=np.float64)
     per_hole = _hole_edges(image_bgr, corners, shape)
-    thickness = _thickness_of(_median_edges(per_hole, MIN_HOLES))
-    if thickness:
-        return thickness
     showing = np.nan_to_num(per_hole, nan=0.0).max(axis=0) >= MIN_EDGE
-    if 2 * showing.sum() >= len(showing):  # most holes show edges, none clearly a tunnel's back
-        return 0.0
+    if showing.mean() > 1 - MIN_BLANK_SHARE:  # nearly every hole shows an edge: one median tells the face
+        return _thickness_of(_median_edges(per_hole, MIN_HOLES))
     depths = [_thickness_of(np.nan_to_num(per_hole[:, hole], nan=0.0)) for hole in np.flatnonzero(showing)]
     depths = [depth for depth in depths if depth]
     return float(np.median(depths)) if depths else 0.0

@@ -234,3 +234,26 @@ def test_a_ring_disc_stacked_on_another_behind_a_thin_face_reads_sure() -> None:
     shown = _rows(["0000000", "0000000", "0000000", "0000000", "0100200", "0100210"])
     assert (reading.grid[:2, 1] == 1).all() and (reading.confidence[:2, 1] >= 0.9).all(), reading
     assert not ((reading.grid != shown) & (reading.confidence >= 0.9)).any(), (reading.grid, reading.confidence)
+
+
+def test_a_half_full_black_thick_face_reads_its_empty_holes_sure() -> None:
+    """A frame of makes room 16 (cropped as above), 21 discs in, the robot's white disc just dropped in column 2: half
+    the holes show a disc behind the tunnel, half show none, so a median over all holes would land between the two
+    kinds and pass for an edge at a wrong depth (the lenses then miss every disc, and the empty holes the light's
+    drift has changed stay unsure: the game stopped, its disc "not shown"). Each hole that shows an edge gives the
+    depth."""
+    frame = cv2.imread(str(DATA / "sim_black_thick_face_half_full.png"))
+    corners = np.array([[137.18, 52.79], [417.46, 73.85], [387.15, 251.91], [150.21, 220.87]])
+    assert 0.21 <= seen_thickness(frame, corners, (6, 7)) <= 0.3
+    reading = _read_as_the_game(
+        "sim_black_thick_face_half_full.png",
+        corners.tolist(),
+        ((6, 93, 115), (115, 109, 105)),
+        (12, 8, 6),
+        known=["0000000", "0000000", "0002200", "0001120", "0022210", "1011211"],
+        as_on_empty_board=["1111111", "1111100", "1110000", "1110000", "1000001", "0000000"],
+    )
+    shown = _rows(["0000000", "0000000", "0002200", "0001120", "0022210", "1211211"])
+    stopped_on = (np.array([2, 3, 3, 4]), np.array([6, 5, 6, 5]))  # the cells the game stopped on, unsure
+    assert (reading.grid[stopped_on] == 0).all() and (reading.confidence[stopped_on] >= 0.9).all(), reading
+    assert not ((reading.grid != shown) & (reading.confidence >= 0.9)).any(), (reading.grid, reading.confidence)
