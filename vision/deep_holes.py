@@ -12,10 +12,11 @@ against whatever is behind it: a disc, the slot, the room), the median over hole
 puts the lens inside the true one (a smaller sample of the same disc); thinner, the wall leaks in, so of two edges the
 nearer is taken only when it is clear, and of the depths its edge stays near its peak, the deepest. A black face's
 tunnel into its black slot shows no edge at any depth, so where a quarter of the holes or more are so blank, each hole
-that shows one (a disc behind the tunnel) gives its own depth, and the median of those is taken: the median over all
-holes would mix the two kinds. Where the tunnel hides a noticeable part of the holes, each hole is sampled in its
-lens: the ring pixels and rays of vision.hole_samples mapped into the circle inscribed in the lens, the rays running on
-past it to the face round the hole, where they end as they do for a thin face.
+that shows one (a disc behind the tunnel) gives its own depth, and the median of those is taken where two or more and
+at least half of them show a tunnel's back (elsewhere the edges are glare or a disc's rim): the median over all holes
+would mix the two kinds. Where the tunnel hides a noticeable part of the holes, each hole is sampled in its lens: the
+ring pixels and rays of vision.hole_samples mapped into the circle inscribed in the lens, the rays running on past it
+to the face round the hole, where they end as they do for a thin face.
 """
 
 from __future__ import annotations
@@ -64,6 +65,8 @@ MIN_EDGE = 5.0
 # mixes blank holes and holes with a disc, and near half full passes for an edge at a wrong depth: each hole that
 # shows an edge gives its own depth instead.
 MIN_BLANK_SHARE = 0.25
+# Of those holes, at least this many show a tunnel's back (one disc's rim on a thin face can pass for one).
+MIN_DEPTH_HOLES = 2
 # The edge stays near its peak over a few depths (it is measured EDGE_STEP_PITCH either side): the deepest of them
 # within this share of the peak is taken, as a lens taken too deep still holds only the disc.
 PLATEAU_SHARE = 0.9
@@ -171,8 +174,10 @@ def face_thickness(image_bgr: np.ndarray, corners_px: np.ndarray, shape: tuple[i
     if showing.mean() > 1 - MIN_BLANK_SHARE:  # nearly every hole shows an edge: one median tells the face
         return _thickness_of(_median_edges(per_hole, MIN_HOLES))
     depths = [_thickness_of(np.nan_to_num(per_hole[:, hole], nan=0.0)) for hole in np.flatnonzero(showing)]
-    depths = [depth for depth in depths if depth]
-    return float(np.median(depths)) if depths else 0.0
+    found = [depth for depth in depths if depth]
+    if len(found) < MIN_DEPTH_HOLES or 2 * len(found) < len(depths):  # glare, a disc's rim: no tunnel's back
+        return 0.0
+    return float(np.median(found))
 
 
 def hidden_share(
