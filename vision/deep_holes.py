@@ -139,10 +139,10 @@ def _hole_edges(image_bgr: np.ndarray, corners_px: np.ndarray, shape: tuple[int,
     return np.where(counted >= MIN_ARC_POINTS, (contrast * on_arc).sum(axis=2) / np.maximum(counted, 1), np.nan)
 
 
-def _median_edges(per_hole: np.ndarray, min_holes: int) -> np.ndarray:
+def _median_edges(per_hole: np.ndarray) -> np.ndarray:
     """(len(THICKNESSES_PITCH),) the median over holes of `per_hole`'s edges at each thickness (0 where fewer than
-    `min_holes` holes are measured)."""
-    enough = (~np.isnan(per_hole)).sum(axis=1) >= min_holes
+    MIN_HOLES holes are measured)."""
+    enough = (~np.isnan(per_hole)).sum(axis=1) >= MIN_HOLES
     medians = np.zeros(len(THICKNESSES_PITCH))
     medians[enough] = np.nanmedian(per_hole[enough], axis=1)
     return medians
@@ -172,7 +172,7 @@ def face_thickness(image_bgr: np.ndarray, corners_px: np.ndarray, shape: tuple[i
     per_hole = _hole_edges(image_bgr, corners, shape)
     showing = np.nan_to_num(per_hole, nan=0.0).max(axis=0) >= MIN_EDGE
     if showing.mean() > 1 - MIN_BLANK_SHARE:  # nearly every hole shows an edge: one median tells the face
-        return _thickness_of(_median_edges(per_hole, MIN_HOLES))
+        return _thickness_of(_median_edges(per_hole))
     depths = [_thickness_of(np.nan_to_num(per_hole[:, hole], nan=0.0)) for hole in np.flatnonzero(showing)]
     found = [depth for depth in depths if depth]
     if len(found) < MIN_DEPTH_HOLES or 2 * len(found) < len(depths):  # glare, a disc's rim: no tunnel's back
