@@ -197,13 +197,17 @@ def test_ring_discs_found_in_their_lenses_stack_from_the_bottom_only() -> None:
     assert not found.any() and not read.grid.any()
 
 
+# Makes room 16's calibrated corners in its frames, cropped about the centre.
+ROOM_16_CORNERS = np.array([[137.18, 52.79], [417.46, 73.85], [387.15, 251.91], [150.21, 220.87]])
+
+
 def test_ring_discs_behind_a_black_thick_face_read_sure_as_the_game_reads_them() -> None:
     """A frame of `bench game rooms` (makes room 16: a black board 9 mm thick, yellow and white ring discs 31 degrees
     aside; cropped about the frame's centre), the robot's white disc just dropped on column 4. The tunnels' walls and
     the slot behind are one black, so only the holes with a disc show the tunnels' depth; the white disc in the
     tunnel's shade is a ring round the dark back plate."""
     frame = cv2.imread(str(DATA / "sim_black_thick_face_ring_discs.png"))
-    corners = np.array([[137.18, 52.79], [417.46, 73.85], [387.15, 251.91], [150.21, 220.87]])
+    corners = ROOM_16_CORNERS
     assert 0.21 <= seen_thickness(frame, corners, (6, 7)) <= 0.3  # 9.5 mm is 0.27 pitch
     reading = _read_as_the_game(
         "sim_black_thick_face_ring_discs.png",
@@ -243,7 +247,7 @@ def test_a_half_full_black_thick_face_reads_its_empty_holes_sure() -> None:
     drift has changed stay unsure: the game stopped, its disc "not shown"). Each hole that shows an edge gives the
     depth."""
     frame = cv2.imread(str(DATA / "sim_black_thick_face_half_full.png"))
-    corners = np.array([[137.18, 52.79], [417.46, 73.85], [387.15, 251.91], [150.21, 220.87]])
+    corners = ROOM_16_CORNERS
     assert 0.21 <= seen_thickness(frame, corners, (6, 7)) <= 0.3
     reading = _read_as_the_game(
         "sim_black_thick_face_half_full.png",
