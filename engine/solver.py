@@ -14,7 +14,8 @@ near 0 (most positions of interest are close games). Each node:
     (engine/transposition.py), so every null-window probe reuses the others' work;
   - applies Allis' claimeven and baseinverse (engine/pairing.py): where the opponent can pair the empty
     cells and answer each move with its pair's other cell, and no share of the cells that leaves us holds
-    a line, we cannot win;
+    a line, we cannot win; and where the opponent's threat makes us fill the cell under it once the other
+    cells, so paired, are full, we lose (the first player's odd threat as the controller of the zugzwang);
   - keeps its table as big as the CPU's L2 cache by default (engine/transposition.py's cache_sized_mb):
     a probe of a bigger table is a cache miss, and a node is little more than a probe;
   - asks the CPU to fetch every child's table bucket before looking at any of them, so that the misses
@@ -45,7 +46,7 @@ from numba import njit
 
 from engine.bitboard import ONE, ZERO, board_masks, fits_fast_path, popcount, rows_mask, winning_cells
 from engine.clock import deadline_ticks, seconds_per_tick, ticks
-from engine.pairing import NOTHING_PROVEN, follower_bound
+from engine.pairing import LOSES, NOTHING_PROVEN, follower_bound, threat_zugzwang_bound
 from engine.position import Position
 from engine.scores import column_scores
 from engine.transposition import (
@@ -347,6 +348,17 @@ def _search(
                     bound = follower_bound(cur, msk, bottom, board, mover_rows, follower_rows, h1, connect)
                     if bound != NOTHING_PROVEN and bound < upper:
                         upper = bound
+                    # Where no pairing of the whole board ends the node, an opponent's threat may: the first
+                    # player's odd threat controls the zugzwang when the second is to move (follower_bound's
+                    # parity never holds there).
+                    if (
+                        not quick
+                        and upper > s_alpha[sp]
+                        and opponent_wins != ZERO
+                        and threat_zugzwang_bound(cur, msk, bottom, board, follower_rows, h1, connect, opponent_wins)
+                        == LOSES
+                    ):
+                        upper = LOSES
                 if upper <= s_alpha[sp]:
                     result = upper
                     entering = False
