@@ -15,7 +15,7 @@ import numpy as np
 
 from vision.colour_clusters import MATCH_RADIUS, SATURATED_CHROMA, SHADOW_RANGE
 from vision.hole_fill import fill_dents
-from vision.hole_samples import HoleSamples, shaded_distances
+from vision.hole_samples import BLACK, HoleSamples, shaded_distances
 from vision.rim_band import Band
 
 # A hole whose ring is, all but a DISC_LIKE_SHARE, one light of a disc colour (SHADOW_RANGE) that no background
@@ -28,9 +28,13 @@ UNPROVEN_DENT_PITCH = 0.08
 # tunnel's wall hides one side of it), a ring disc's hole adding the room in its middle, its colour in two fifths of
 # the ring; an empty hole shows the room and the tunnel's wall, a disc colour in a quarter at most. A loose disc
 # lying behind the board, in its shadow, is darker; a room of a disc's hue far lighter or darker (grey walls behind
-# white discs) is no disc either.
+# white discs) is no disc either. Near black, MATCH_RADIUS spans many times a colour's own lightness, so a pixel
+# must also be no lighter than that light makes the colour, give or take CUT_DISC_LIGHTNESS_NOISE (weighted Lab, a
+# webcam's noise on a dark disc): a dark grey room seen through the holes is no black disc in any light of the game.
+# (Darker is let be: a black disc's calibrated colour is mostly the camera's black level and flare.)
 CUT_DISC_SHARE = 0.4
 CUT_DISC_LIGHT_RANGE = (0.88, 1.5)
+CUT_DISC_LIGHTNESS_NOISE = 2.0
 # Or, where the hole's middle shows a ring, whose band just inside the rim is one colour this much of the way round
 # (vision.rim_band, no sector spared), however short of the rim it seems to stop: a wide ring seen from 40 degrees
 # aside shows the room through its hole right to the rim on one side, as a loose disc behind the board leaves a
@@ -88,6 +92,7 @@ def unproven_empty(
             in_some_light &= ~claimed
         like_a_disc = ((in_some_light.mean(axis=2) >= DISC_LIKE_SHARE) & (dents.T <= UNPROVEN_DENT_PITCH)).any(axis=0)
         in_its_light = shaded_distances(samples.pixels, np.asarray(colours), CUT_DISC_LIGHT_RANGE) < MATCH_RADIUS
+        in_its_light &= _no_lighter_than_its_light(samples.pixels, np.asarray(colours), CUT_DISC_LIGHT_RANGE)
         if claimed is not None:
             in_its_light &= ~claimed
         cut_short = (in_its_light.mean(axis=2) >= CUT_DISC_SHARE).any(axis=0)
@@ -95,6 +100,15 @@ def unproven_empty(
         if band is not None:
             unproven |= empty & (band.all_round(band.distances(colours)) >= BAND_DISC_LIKE_SHARE).any(axis=1)
     return _could_hold_a_disc(unproven.reshape(grid.shape), grid, samples)
+
+
+def _no_lighter_than_its_light(pixels: np.ndarray, colours: np.ndarray, light_range: tuple[float, float]) -> np.ndarray:
+    """(colours, holes, ring pixels) bool: whether each pixel is no lighter than each colour gets in the brightest
+    light of `light_range` (shading scales lightness from BLACK, as vision.hole_samples.shaded_distances does), give
+    or take CUT_DISC_LIGHTNESS_NOISE."""
+    lightness = pixels[None, ..., 0] - BLACK[0]
+    own = (colours[:, 0] - BLACK[0]).reshape(-1, *(1,) * (pixels.ndim - 1))
+    return lightness <= light_range[1] * own + CUT_DISC_LIGHTNESS_NOISE
 
 
 def _vivid_at_ceiling(samples: HoleSamples, chroma: float) -> np.ndarray:
