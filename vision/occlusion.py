@@ -55,6 +55,9 @@ DISC_FILL_SHARE = 0.5
 # A face-ring sample this near (weighted Lab, in FACE_SHADING_RANGE) a calibrated disc colour is that disc seen past
 # its rim: nearer than any skin comes to a disc colour (dark skin and black, light skin and white, about 14 apart).
 DISC_RING_DISTANCE = 12.0
+# A disc seen past its rim through a clear face shows the face's own tint over it: its colour mixed with the face's by
+# up to this share (a clear face's opacity), as well as its own.
+FACE_TINT_SHARES = (0.0, 0.15, 0.3)
 # The most a cell is trusted where something in front may reach into its hole (grazed), and anywhere when the
 # lattice or the colours were learnt from a frame that shows something in front of the board.
 OCCLUDED_CONFIDENCE = 0.5
@@ -138,23 +141,37 @@ def _disc_like_rays(samples: HoleSamples, disc_colours: np.ndarray) -> np.ndarra
     outermost sample for a ray that reaches no face ring: a rim found off the hole's centre)."""
     outer, on_ring = _face_ring_samples(samples)
     on_ring = on_ring | (~on_ring.any(axis=2, keepdims=True) & (np.arange(len(outer)) == len(outer) - 1))
-    return (_disc_coloured(samples.rays[:, :, outer], disc_colours) & on_ring).any(axis=3)
+    return (_disc_coloured(samples.rays[:, :, outer], disc_colours, samples.face) & on_ring).any(axis=3)
 
 
-def _disc_coloured(ring: np.ndarray, disc_colours: np.ndarray) -> np.ndarray:
-    """(colours, *ring's first three axes) bool: the ring samples (weighted Lab) of each disc colour in some light."""
+def _disc_coloured(ring: np.ndarray, disc_colours: np.ndarray, face: np.ndarray | None = None) -> np.ndarray:
+    """(colours, *ring's leading axes) bool: the ring samples (weighted Lab) of each disc colour in some light, or,
+    given the board face's colour (`face`), of that colour seen through a clear face (face_tinted); something in
+    front of the board shows no tint."""
     return np.stack(
         [
-            _distance_under_light(ring, colour[None, None, None], FACE_SHADING_RANGE) < DISC_RING_DISTANCE
+            np.any(
+                [
+                    _distance_under_light(ring, tinted.reshape((1,) * (ring.ndim - 1) + (3,)), FACE_SHADING_RANGE)
+                    < DISC_RING_DISTANCE
+                    for tinted in ([colour] if face is None else face_tinted(colour, face))
+                ],
+                axis=0,
+            )
             for colour in np.asarray(disc_colours)
         ]
     )
 
 
+def face_tinted(colour: np.ndarray, face: np.ndarray) -> list[np.ndarray]:
+    """A disc colour (weighted Lab) as seen through a clear face whose colour is `face`, for each of FACE_TINT_SHARES."""
+    return [(1 - share) * np.asarray(colour) + share * np.asarray(face) for share in FACE_TINT_SHARES]
+
+
 def _spilled_gaps(samples: HoleSamples, disc_colours: np.ndarray) -> np.ndarray:
     """(colours, rows - 1, cols - 1) bool: gaps a disc of that colour may show in, seen past its rim (a clear face,
     seen aside): one of the gap's four holes is filled by that colour, its face ring shows the colour towards the
-    gap and not at its outer edge on the side away from it. A disc a pitch across that reaches a gap, 0.7 pitch from
+    gap (through the face) and not at its outer edge on the side away from it (untinted, as in front). A disc a pitch across that reaches a gap, 0.7 pitch from
     its hole's centre, leaves that edge of its hole's face ring (a ring disc seen far aside may reach just inside
     it); a hand or a sleeve in front of the hole covers it all round."""
     rows, cols = samples.shape
@@ -182,11 +199,8 @@ def _disc_coloured_corners(samples: HoleSamples, disc_colours: np.ndarray) -> np
     rows, cols = samples.shape
     if samples.gaps is None:
         return np.ones(rows * cols, dtype=bool)
-    gaps = np.stack(
-        [_distance_under_light(samples.gaps, colour[None, None], FACE_SHADING_RANGE) for colour in disc_colours]
-    )
     off_face = _distance_under_light(samples.gaps, samples.face[None, None], FACE_SHADING_RANGE) >= BLOCKED_DISTANCE
-    coloured = (gaps < DISC_RING_DISTANCE) & off_face[None]
+    coloured = _disc_coloured(samples.gaps, disc_colours, samples.face) & off_face[None]
     if coloured.any():
         coloured &= ~_spilled_gaps(samples, np.asarray(disc_colours))
     marked = np.pad(coloured.any(axis=0), 1)
@@ -217,7 +231,7 @@ def rays_off_the_face(samples: HoleSamples, disc_colours: np.ndarray | None = No
     from_reference = _distance_under_light(ring, reference[None], FACE_SHADING_RANGE)
     far = (from_face >= BLOCKED_DISTANCE) & (from_reference >= BLOCKED_DISTANCE)
     if disc_colours is not None and len(disc_colours):
-        disc_like = _disc_coloured(ring, disc_colours).any(axis=0)
+        disc_like = _disc_coloured(ring, disc_colours, samples.face).any(axis=0)
         marked = _disc_coloured_corners(samples, disc_colours)
         far &= ~(disc_like & ~marked[:, None, None])
         seen = (disc_filled_holes(samples, disc_colours) >= 0) & ~marked

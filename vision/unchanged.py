@@ -29,7 +29,7 @@ from vision.hole_samples import (
     shaded_distances,
     to_weighted_lab,
 )
-from vision.occlusion import FACE_RING_RADIUS_PITCH, covered_sentence
+from vision.occlusion import FACE_RING_RADIUS_PITCH, covered_sentence, face_tinted
 from vision.reading import BoardReading
 from vision.reference_light import in_reference_light, light_gains
 from vision.reliability import SURE
@@ -66,6 +66,10 @@ DISC_SHADING = (0.6, 1.6)
 # A patch of the face round a hole this near (weighted Lab, shaded by DISC_SHADING) a disc colour shows that disc past
 # its rim (a clear face); skin and sleeves stay farther from both colours of a pair the game tells apart.
 DISC_FACE_DISTANCE = 12.0
+# A face patch the disc's edge crosses shows its colour mixed with what the patch showed before (these shares of the
+# disc's), within DISC_FACE_DISTANCE; one such patch round a hole at most, as one edge crosses one patch.
+EDGE_SHARES = (0.25, 0.5, 0.75)
+MOST_EDGE_PATCHES = 1
 # The confidence of an empty reading that its hole's change doubts: unsure, so the game looks again or asks.
 DOUBTED_EMPTY_CONFIDENCE = 0.5
 
@@ -212,6 +216,25 @@ def refreshed_reference(
     renewed = candidates & (local.sum(axis=1) <= MOST_INNER_CHANGED)
     refreshed = reference.copy()
     refreshed[renewed] = seen[renewed]
+    return refreshed
+
+
+def with_looks_above_new_discs(
+    reference: np.ndarray, frame: np.ndarray, corners: np.ndarray, shape: tuple[int, int], above: np.ndarray
+) -> np.ndarray:
+    """The empty board's look (`reference`, sampled at `corners`) taken again from `frame` for the holes just above
+    discs the game has just come to know (`above`, (rows, cols) bool: known empty, read surely empty in `frame`),
+    however far they changed, where their ring changed on one side only (at most half its sectors by
+    UNCHANGED_DISTANCE): seen from above through a thick clear face, an empty hole shows the top of the disc below
+    it, which later frames must not take for a disc dropped in; a disc in the hole changes its ring all round."""
+    above = np.asarray(above, dtype=bool).ravel()
+    if not above.any():
+        return reference
+    seen = _in_light_of(reference, _looked_at(frame, corners, shape))
+    ring = _inner_changes(seen, reference)[:, :SECTOR_COUNT]
+    learnt = above & ((ring >= UNCHANGED_DISTANCE).sum(axis=1) <= SECTOR_COUNT // 2)
+    refreshed = reference.copy()
+    refreshed[learnt] = seen[learnt]
     return refreshed
 
 
@@ -390,15 +413,21 @@ def _face_as_on_empty_board_or_disc(
     empty_reference: np.ndarray, samples: HoleSamples, hole: int, colours: Sequence, player: int
 ) -> bool:
     """Whether every patch of the face round `hole` looks as on the empty board or shows `player`'s colour (BGR
-    `colours`, the first player's first), far nearer it than the other's (DISC_FACE_DISTANCE, PERSON_COLOUR_SHARE):
-    behind a clear face a disc shows past its rim, a hand does not."""
-    moved = np.linalg.norm(_in_light_of(empty_reference, samples)[hole, FACE] - empty_reference[hole, FACE], axis=1)
+    `colours`, the first player's first), far nearer it than the other's (DISC_FACE_DISTANCE, PERSON_COLOUR_SHARE),
+    or, one patch at most (MOST_EDGE_PATCHES), the disc's edge across what it showed before (EDGE_SHARES): behind a
+    clear face a disc shows past its rim, under the face's tint (vision.occlusion.face_tinted), a hand does not."""
+    seen, then = _in_light_of(empty_reference, samples)[hole, FACE], empty_reference[hole, FACE]
+    moved = np.linalg.norm(seen - then, axis=1)
     lab = to_weighted_lab(np.asarray([colours], np.float32))[0]
-    distances = shaded_distances(_patches_of(samples)[hole, FACE], lab, DISC_SHADING)
-    own, other = distances[player - 1], distances[2 - player]
-    return bool(
-        ((moved < UNCHANGED_DISTANCE) | ((own < DISC_FACE_DISTANCE) & (own < PERSON_COLOUR_SHARE * other))).all()
+    tinted = face_tinted(lab, samples.face)
+    distances = np.min(
+        [shaded_distances(_patches_of(samples)[hole, FACE], each, DISC_SHADING) for each in tinted], axis=0
     )
+    own, other = distances[player - 1], distances[2 - player]
+    shown = (moved < UNCHANGED_DISTANCE) | ((own < DISC_FACE_DISTANCE) & (own < PERSON_COLOUR_SHARE * other))
+    edges = [(1 - share) * then + share * each[player - 1] for share in EDGE_SHARES for each in tinted]
+    edge = np.min([np.linalg.norm(seen - each, axis=1) for each in edges], axis=0) < DISC_FACE_DISTANCE
+    return bool(shown.all() or ((shown | edge).all() and (~shown).sum() <= MOST_EDGE_PATCHES))
 
 
 def _colour_distances(

@@ -50,6 +50,7 @@ from vision.unchanged import (
     refreshed_reference,
     trust_unchanged_discs,
     trust_unchanged_empties,
+    with_looks_above_new_discs,
 )
 
 # Frames of the empty board taken for its reference: their mean lowers the reference's own noise.
@@ -130,7 +131,7 @@ class BoardWatcher:
         if frame is None or reading is None or not reading.is_board_found:
             return
         self._keep_disc_looks(frame, reading, before)
-        self._keep_empty_looks(frame, reading)
+        self._keep_empty_looks(frame, reading, before)
         moved = STALE_COLOURS in reading.problems  # the light of this frame replaces the colours learnt before
         unlike = self._unlike_known(reading)
         # An empty hole read as a disc still shows what is behind it: kept, as not told apart; only a disc read
@@ -154,29 +155,35 @@ class BoardWatcher:
         return self.corners if self.corners is not None else reading.corners
 
     def _keep_disc_looks(self, frame: np.ndarray, reading: BoardReading, before: np.ndarray | None) -> None:
-        """Keep how the discs new to the game look in the frame that confirmed them (nothing in front of them)."""
+        """Keep how the discs new to the game look in the frame that confirmed them (nothing in front of them), and
+        the discs it knew that this frame reads surely as known: a disc dropped next to one, seen past its rim
+        through a clear face, changes the face round its neighbour's hole."""
         if self.corners is None:
             return
-        new = self.known_board != 0
+        kept = self.known_board != 0
         if before is not None:
-            new &= before == 0
-        new &= ~reading.covered_holes
-        if not new.any():
+            kept &= (before == 0) | (~self._unlike_known(reading) & (reading.confidence >= SURE))
+        kept &= ~reading.covered_holes
+        if not kept.any():
             return
-        looks = disc_patches(frame, self.corners, self.shape, new, self._disc_light)
+        looks = disc_patches(frame, self.corners, self.shape, kept, self._disc_light)
         if self.disc_reference is None:
             self.disc_reference = looks
         else:  # only holes the game knows hold a disc are ever compared: older looks elsewhere are never read
-            self.disc_reference[new.ravel()] = looks[new.ravel()]
+            self.disc_reference[kept.ravel()] = looks[kept.ravel()]
 
-    def _keep_empty_looks(self, frame: np.ndarray, reading: BoardReading) -> None:
+    def _keep_empty_looks(self, frame: np.ndarray, reading: BoardReading, before: np.ndarray | None) -> None:
         """The empty board's look taken again for the holes the game now knows empty that the confirming frame showed
         surely empty (vision.unchanged.refreshed_reference): the edge of a disc next to a hole, and light that drifted
-        since the game began, are part of how an empty hole looks now."""
+        since the game began, are part of how an empty hole looks now; so is the top of a disc new to the game seen
+        through the hole just above it (vision.unchanged.with_looks_above_new_discs)."""
         if self.empty_reference is None or self.corners is None:
             return
         empty = (self.known_board == 0) & (reading.grid == 0) & (reading.confidence >= SURE) & ~reading.covered_holes
         self.empty_reference = refreshed_reference(self.empty_reference, frame, self.corners, self.shape, empty)
+        new = (self.known_board != 0) & (True if before is None else before == 0)
+        above = empty & np.vstack([np.zeros((1, self.shape[1]), bool), new[:-1]])
+        self.empty_reference = with_looks_above_new_discs(self.empty_reference, frame, self.corners, self.shape, above)
 
     def _has_light_moved(self, frame: np.ndarray, reading: BoardReading, since_start: bool = False) -> bool:
         """Whether the board's face shows other light than in the last confirmed frame (LIGHT_MOVED): the colours'
