@@ -171,9 +171,9 @@ def face_tinted(colour: np.ndarray, face: np.ndarray) -> list[np.ndarray]:
 def _spilled_gaps(samples: HoleSamples, disc_colours: np.ndarray) -> np.ndarray:
     """(colours, rows - 1, cols - 1) bool: gaps a disc of that colour may show in, seen past its rim (a clear face,
     seen aside): one of the gap's four holes is filled by that colour, its face ring shows the colour towards the
-    gap (through the face) and not at its outer edge on the side away from it (untinted, as in front). A disc a pitch across that reaches a gap, 0.7 pitch from
-    its hole's centre, leaves that edge of its hole's face ring (a ring disc seen far aside may reach just inside
-    it); a hand or a sleeve in front of the hole covers it all round."""
+    gap (through the face) and not at its outer edge on the side away from it (untinted, as in front). A disc a
+    pitch across that reaches a gap, 0.7 pitch from its hole's centre, leaves that edge of its hole's face ring (a
+    ring disc seen far aside may reach just inside it); a hand or a sleeve in front of the hole covers it all round."""
     rows, cols = samples.shape
     filled = disc_filled_holes(samples, disc_colours).reshape(rows, cols)
     like = _disc_like_rays(samples, disc_colours).reshape(len(disc_colours), rows, cols, RAY_COUNT)
