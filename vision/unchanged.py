@@ -56,7 +56,11 @@ LOCAL_CHANGE = 6.0
 # below it (seen from above, through a thin face) changes one or two of them. At most this many changed: no disc.
 MOST_INNER_CHANGED = 2
 INNER_PATCHES = SECTOR_COUNT + 2 * (RAY_COUNT // RAYS_PER_PATCH)
-FACE = slice(-(RAY_COUNT // RAYS_PER_PATCH), None)  # the rays' band beyond the rim, on the face round the hole
+PATCH_COUNT = INNER_PATCHES + RAY_COUNT // RAYS_PER_PATCH
+FACE = slice(INNER_PATCHES, PATCH_COUNT)  # the rays' band beyond the rim, on the face round the hole
+# After the patches, every ray's own look on the face ring (vision.occlusion), where a hand in front shows: a
+# patch's median mixes what its rays show (a glossy face's glare spot and the face beside it), each ray far from it.
+FACE_RAYS = slice(PATCH_COUNT, None)
 # A person's disc read from its hole's change: its colour at most this share of its distance from the robot's, and
 # the confidence it is read at (below SURE: the reader could not tell it; at or above the stabiliser's floor).
 PERSON_COLOUR_SHARE = 0.5
@@ -108,8 +112,8 @@ def _in_light_of(reference: np.ndarray | None, samples: HoleSamples, light: np.n
 
 
 def patch_colours(samples: HoleSamples) -> np.ndarray:
-    """(holes, patches, 3): the median weighted-Lab colour of every patch of every hole: the ring's sectors, then
-    the rays' patches band by band."""
+    """(holes, PATCH_COUNT + RAY_COUNT, 3): the median weighted-Lab colour of every patch of every hole: the ring's
+    sectors, then the rays' patches band by band; then of every ray on the face ring (FACE_RAYS)."""
     holes = len(samples.pixels)
     ring = [np.median(samples.pixels[:, samples.sector == sector], axis=1) for sector in range(SECTOR_COUNT)]
     band = np.searchsorted(RAY_BANDS_PITCH, RAY_RADII_PITCH)
@@ -118,7 +122,8 @@ def patch_colours(samples: HoleSamples) -> np.ndarray:
         np.median(rays[:, :, :, band == index].reshape(holes, RAY_COUNT // RAYS_PER_PATCH, -1, 3), axis=2)
         for index in range(len(RAY_BANDS_PITCH) + 1)
     ]
-    return np.concatenate([np.stack(ring, axis=1), *bands], axis=1)
+    face_rays = np.median(samples.rays[:, :, RAY_RADII_PITCH >= FACE_RING_RADIUS_PITCH], axis=2)
+    return np.concatenate([np.stack(ring, axis=1), *bands, face_rays], axis=1)
 
 
 def reference_patches(samples: Sequence[HoleSamples]) -> np.ndarray:
@@ -128,8 +133,8 @@ def reference_patches(samples: Sequence[HoleSamples]) -> np.ndarray:
 
 def patch_changes(reference: np.ndarray, samples: HoleSamples) -> np.ndarray:
     """(rows, cols): every hole's largest move of a patch's colour from `reference` (sampled as `samples`)."""
-    moved = np.linalg.norm(_in_light_of(reference, samples) - reference, axis=2).max(axis=1)
-    return moved.reshape(samples.shape)
+    seen = _in_light_of(reference, samples)[:, :PATCH_COUNT]
+    return np.linalg.norm(seen - reference[:, :PATCH_COUNT], axis=2).max(axis=1).reshape(samples.shape)
 
 
 def discless_holes(reference: np.ndarray, samples: HoleSamples) -> np.ndarray:
@@ -184,15 +189,11 @@ def face_rays_as_on_empty_board(
     frame: np.ndarray, corners: np.ndarray, shape: tuple[int, int], empty_reference: np.ndarray
 ) -> np.ndarray:
     """(rows * cols, RAY_COUNT) bool: the rays whose samples on the face ring round their hole (vision.occlusion)
-    look as that patch of face did on the empty board (`empty_reference`), in its light, for vision.read's
+    look as they did on the empty board (`empty_reference`: FACE_RAYS), in its light, for vision.read's
     unchanged_rays: nothing is in front of them, whatever a clear face shows there (the room, the robot's body behind
-    it), though a disc seen past its rim may have changed the face nearer the hole."""
-    samples = _looked_at(frame, corners, shape)
-    gains = light_gains(_patches_of(samples), empty_reference, FACE)
-    then = np.repeat(empty_reference[:, FACE], RAYS_PER_PATCH, axis=1)
-    seen = np.median(samples.rays[:, :, RAY_RADII_PITCH >= FACE_RING_RADIUS_PITCH], axis=2)
-    seen = seen if gains is None else in_reference_light(seen, gains, then)
-    return np.linalg.norm(seen - then, axis=2) < UNCHANGED_DISTANCE
+    it) or a glossy face's glare, though a disc seen past its rim may have changed the face nearer the hole."""
+    seen = _in_light_of(empty_reference, _looked_at(frame, corners, shape))[:, FACE_RAYS]
+    return np.linalg.norm(seen - empty_reference[:, FACE_RAYS], axis=2) < UNCHANGED_DISTANCE
 
 
 def refreshed_reference(
@@ -212,7 +213,7 @@ def refreshed_reference(
     if not candidates.any():
         return reference
     moved = seen - reference
-    local = np.linalg.norm(moved - np.median(moved[candidates], axis=0), axis=2) >= LOCAL_CHANGE
+    local = np.linalg.norm((moved - np.median(moved[candidates], axis=0))[:, :PATCH_COUNT], axis=2) >= LOCAL_CHANGE
     renewed = candidates & (local.sum(axis=1) <= MOST_INNER_CHANGED)
     refreshed = reference.copy()
     refreshed[renewed] = seen[renewed]
@@ -493,7 +494,7 @@ def trust_unchanged_discs(
         return reading
     with np.errstate(invalid="ignore"):
         seen = _in_light_of(disc_reference, _looked_at(frame, corners, known.shape), light)
-        moved = np.linalg.norm(seen - disc_reference, axis=2)
+        moved = np.linalg.norm(seen[:, :PATCH_COUNT] - disc_reference[:, :PATCH_COUNT], axis=2)
         trusted = doubted & (moved.max(axis=1) < UNCHANGED_DISTANCE).reshape(known.shape)
     if not trusted.any():
         return reading
