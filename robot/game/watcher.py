@@ -34,6 +34,7 @@ from vision.colour_model import ColourModel
 from vision.hole_samples import face_colour, sample_holes
 from vision.localise import BoardNotFoundError, locate_board
 from vision.moves import players_grid
+from vision.neighbour_looks import trust_looks_beside_discs
 from vision.reading import COVERED_BOARD
 from vision.reliability import SURE
 from vision.stale_colours import STALE_COLOURS
@@ -228,8 +229,10 @@ class BoardWatcher:
     def _read(self, frame: np.ndarray) -> BoardReading:
         """The reader's reading of `frame`, then what the game knows (vision.unchanged): holes known empty that look as
         on the empty board are empty, a changed one where a disc could land is never sure and empty, known discs
-        that look as when confirmed are still there, the robot's awaited disc is read from its hole's change, and
-        known discs read gone are covered unless their holes look as on the empty board."""
+        that look as when confirmed are still there, the robot's awaited disc is read from its hole's change, holes
+        whose look changed only on the side that faces a disc next to them are as the game knows them (a thick clear
+        face shows a disc past its rim: vision.neighbour_looks), and known discs read gone are covered unless their
+        holes look as on the empty board."""
         reading = self._read_with(frame, self.known_board)
         is_unsure = bool((reading.confidence < SURE).any())
         if STALE_COLOURS in reading.problems or (is_unsure and self._has_light_moved(frame, reading)):
@@ -253,6 +256,9 @@ class BoardWatcher:
             reading = person_disc_from_change(
                 reading, frame, self.corners, self.known_board, self.empty_reference, self.person, self.colours
             )
+        reading = trust_looks_beside_discs(
+            reading, frame, self.corners, self.known_board, self.disc_reference, self._disc_light, self.empty_reference
+        )
         return cover_unproven_removals(reading, frame, self.corners, self.known_board != 0, self.empty_reference)
 
     def _read_with(self, frame: np.ndarray, known: np.ndarray | None) -> BoardReading:
