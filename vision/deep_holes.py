@@ -16,7 +16,9 @@ that shows one (a disc behind the tunnel) gives its own depth, and the median of
 at least half of them show a tunnel's back (elsewhere the edges are glare or a disc's rim): the median over all holes
 would mix the two kinds. Where the tunnel hides a noticeable part of the holes, each hole is sampled in its lens: the
 ring pixels and rays of vision.hole_samples mapped into the circle inscribed in the lens, the rays running on past it
-to the face round the hole, where they end as they do for a thin face.
+to the face round the hole, where they end as they do for a thin face. A thin face shows no tunnel's back, yet its
+discs stand the slot's half gap behind it: seen far aside, a ring disc's hole nears the rim, and the reader looks for
+the ring in the lenses at a thin face's depth (thin_face_lens_depth).
 """
 
 from __future__ import annotations
@@ -78,6 +80,9 @@ FALL_SHARE = 0.8
 # The tunnel must hide at least this much of the holes (its widest crescent, in pitches) for the lens to be sampled:
 # less, and a thin face's sampling (ring well inside the rim) already keeps clear of the wall.
 MIN_HIDDEN_PITCH = 0.08
+# A thin face's lens depth (pitches): a 3 mm face is 0.09, its discs stand the slot's half gap deeper (0.21), within
+# the depths vision.lens_rings tries behind a lens this deep.
+THIN_FACE_PITCH = 0.12
 LENS_CACHE_SIZE = 8
 # What fills a hole is taken within this radius of its centre (as calibration.board.hole_colours does), on points this
 # far apart.
@@ -272,6 +277,16 @@ def seen_thickness(image_bgr: np.ndarray, corners_px: np.ndarray, shape: tuple[i
     thickness = face_thickness(image_bgr, corners, shape)
     hidden = hidden_share(corners, shape, (image_bgr.shape[1], image_bgr.shape[0]), thickness)
     return thickness if hidden >= MIN_HIDDEN_PITCH else 0.0
+
+
+def thin_face_lens_depth(corners_px: np.ndarray, shape: tuple[int, int], image_size: tuple[int, int]) -> float:
+    """THIN_FACE_PITCH where a thin face is seen far enough aside for its discs, standing the slot's half gap behind
+    it, to lie off its holes as a thick face's do (MIN_HIDDEN_PITCH), else 0.0. Such a face's holes show no tunnel's
+    back (a disc's rim or the room meets the face at the hole's own edge), yet a ring disc's hole nears the rim there
+    and shows in its lens only."""
+    corners = np.ascontiguousarray(corners_px, dtype=np.float64)
+    hidden = hidden_share(corners, shape, image_size, THIN_FACE_PITCH)
+    return THIN_FACE_PITCH if hidden >= MIN_HIDDEN_PITCH else 0.0
 
 
 def holes_as_read(image_bgr: np.ndarray, corners_px: np.ndarray, shape: tuple[int, int]) -> HoleSamples:

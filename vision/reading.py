@@ -20,7 +20,7 @@ import numpy as np
 
 from vision.classify import Classification, classify, doubting_impossible_counts
 from vision.colour_names import LETTERS, colour_letters
-from vision.deep_holes import cut_short, in_lenses, seen_thickness, unproven_in_lenses
+from vision.deep_holes import cut_short, in_lenses, seen_thickness, thin_face_lens_depth, unproven_in_lenses
 from vision.frame_check import framed
 from vision.geometry import check_corners, check_shape, hole_centres_px
 from vision.hole_samples import FACE_RADIUS, HoleSamples, from_weighted_lab_to_bgr, sample_holes, to_weighted_lab
@@ -127,6 +127,25 @@ def _kept(plain: _Look, lenses: _Look, may_switch: bool, cut: np.ndarray) -> _Lo
     differs = (other.result.grid != kept.result.grid) & other.samples.visible.reshape(kept.result.grid.shape)
     doubted = differs & ((other.result.confidence >= SURE) | (other.result.grid != 0)) | (cut & (not is_lenses))
     return _doubting(kept, doubted)
+
+
+def _with_thin_face_rings(plain: _Look, lenses: Callable[[], _Look], reference: tuple[np.ndarray, ...]) -> _Look:
+    """A thin face's holes seen far aside (`plain`) with the cells it is unsure of read in their lenses at a thin
+    face's depth, where those show ring discs and leave fewer cells unsure: a ring disc's hole nears the rim there, and
+    the plain look takes the disc for one cut short. A cell the plain look reads sure stays, unsure where the lenses
+    read it otherwise at SURE or as a disc (as _kept doubts). Any other board keeps its plain look."""
+    try:
+        look = lenses()
+    except BoardNotFoundError:
+        return plain
+    if look.unsure_cells() >= plain.unsure_cells() or not shows_ring_discs(look.samples, look.result.grid, reference):
+        return plain
+    thin, lens = plain.result, look.result
+    sure = thin.confidence >= SURE
+    grid = np.where(sure, thin.grid, lens.grid).astype(np.int8)
+    merged = dataclasses.replace(thin, grid=grid, confidence=np.where(sure, thin.confidence, lens.confidence))
+    doubted = sure & (lens.grid != thin.grid) & ((lens.confidence >= SURE) | (lens.grid != 0))
+    return _doubting(plain._replace(result=merged), doubted)
 
 
 def _as_calibrated(refined: _Look, calibrated: Callable[[], _Look]) -> _Look:
@@ -334,15 +353,21 @@ def read(
         cut = None if plain is None else cut_short(plain.samples, plain.result.grid, plain.result.colours)
         doubtful = 0 if plain is None else cut.sum() + (plain.result.confidence < SURE).sum()
         is_doubtful = hidden or (doubtful and doubtful >= (plain.result.grid != 0).sum())
-        thickness = seen_thickness(image, found if given is None else given, (rows, cols)) if is_doubtful else 0.0
-        if not thickness:
-            if plain is None:
-                raise unseen
-            look = plain
-        else:  # a tunnel's lit wall passes for the face when corners are refined: the calibrated ones are kept
-            look = looked(found if given is None else given, tunnels=True)
+        lattice = found if given is None else given  # a tunnel's lit wall passes for the face when corners are refined
+        thickness = seen_thickness(image, lattice, (rows, cols)) if is_doubtful else 0.0
+        if thickness:
+            look = looked(lattice, tunnels=True)
             if plain is not None:
                 look = _kept(plain, look, hidden or shows_ring_discs(look.samples, look.result.grid, reference), cut)
+        elif plain is None:
+            raise unseen
+        else:  # a thin face: where it is seen far aside, its ring discs may show in their lenses only
+            is_unsure = reference is not None and plain.unsure_cells() > 0
+            image_size = (image.shape[1], image.shape[0])
+            thickness = thin_face_lens_depth(lattice, (rows, cols), image_size) if is_unsure else 0.0
+            look = (
+                _with_thin_face_rings(plain, lambda: looked(lattice, tunnels=True), reference) if thickness else plain
+            )
     except BoardNotFoundError as error:
         return BoardReading(
             grid=np.zeros((rows, cols), dtype=np.int8),
