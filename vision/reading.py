@@ -25,7 +25,7 @@ from vision.frame_check import framed
 from vision.geometry import check_corners, check_shape, hole_centres_px
 from vision.hole_samples import FACE_RADIUS, HoleSamples, from_weighted_lab_to_bgr, sample_holes, to_weighted_lab
 from vision.known_board import judged_against_known, with_empty_look
-from vision.lens_rings import shows_ring_discs, with_sure_ring_discs
+from vision.lens_rings import ring_discs_in_lenses, shows_ring_discs, with_sure_ring_discs
 from vision.localise import BoardNotFoundError, locate_board, refine_corners
 from vision.occlusion import (
     OCCLUDED_CONFIDENCE,
@@ -127,6 +127,15 @@ def _kept(plain: _Look, lenses: _Look, may_switch: bool, cut: np.ndarray) -> _Lo
     differs = (other.result.grid != kept.result.grid) & other.samples.visible.reshape(kept.result.grid.shape)
     doubted = differs & ((other.result.confidence >= SURE) | (other.result.grid != 0)) | (cut & (not is_lenses))
     return _doubting(kept, doubted)
+
+
+def _unsure_rings(plain: _Look, image: np.ndarray, thickness: float, reference: tuple[np.ndarray, ...]) -> bool:
+    """Whether a hole the plain look is unsure of shows a ring disc in its lens `thickness` pitches deep
+    (vision.lens_rings): only then is reading every lens worth its cost."""
+    unsure = plain.result.confidence.ravel() < SURE
+    lenses = in_lenses(plain.samples, image, plain.found, thickness)
+    lenses = dataclasses.replace(lenses, covered=~(lenses.visible & unsure))
+    return bool(ring_discs_in_lenses(lenses, reference).any())
 
 
 def _with_thin_face_rings(plain: _Look, lenses: Callable[[], _Look], reference: tuple[np.ndarray, ...]) -> _Look:
@@ -365,8 +374,9 @@ def read(
             is_unsure = reference is not None and plain.unsure_cells() > 0
             image_size = (image.shape[1], image.shape[0])
             thickness = thin_face_lens_depth(lattice, (rows, cols), image_size) if is_unsure else 0.0
+            is_ringed = bool(thickness) and _unsure_rings(plain, image, thickness, reference)
             look = (
-                _with_thin_face_rings(plain, lambda: looked(lattice, tunnels=True), reference) if thickness else plain
+                _with_thin_face_rings(plain, lambda: looked(lattice, tunnels=True), reference) if is_ringed else plain
             )
     except BoardNotFoundError as error:
         return BoardReading(
