@@ -175,15 +175,15 @@ def _spilled_gaps(samples: HoleSamples, disc_colours: np.ndarray) -> np.ndarray:
     pitch across that reaches a gap, 0.7 pitch from its hole's centre, leaves that edge of its hole's face ring (a
     ring disc seen far aside may reach just inside it); a hand or a sleeve in front of the hole covers it all round.
     Behind a thick clear face a disc wider than its hole shows whole, past that edge all round: its gap shows it
-    too where the gap's holes that no disc fills (one at least) show none of its colour towards the gap, as a hand
-    or a sleeve across the gap would cover them there."""
+    too where one of the gap's holes that no disc fills shows none of its colour towards the gap, as a hand or a
+    sleeve across the gap would cover it there (the hole above such a disc may show its top towards the gap)."""
     rows, cols = samples.shape
     filled = disc_filled_holes(samples, disc_colours).reshape(rows, cols)
     like = _disc_like_rays(samples, disc_colours).reshape(len(disc_colours), rows, cols, RAY_COUNT)
     outermost = _disc_coloured(samples.rays[:, :, -1:], disc_colours)[..., 0].reshape(like.shape)
     eighth = RAY_COUNT // 8
     shape = (len(disc_colours), rows - 1, cols - 1)
-    spilled, whole, reached, open_hole = (np.zeros(shape, dtype=bool) for _ in range(4))
+    spilled, whole, unreached = (np.zeros(shape, dtype=bool) for _ in range(3))
     # (row step, column step) from the gap's lower-left hole to each of its holes, and the ray from that hole to the
     # gap (rectified: x right, y down, angles from the x axis; row 0 at the bottom).
     for d_row, d_col, towards in ((0, 0, 7), (0, 1, 5), (1, 0, 1), (1, 1, 3)):
@@ -194,9 +194,8 @@ def _spilled_gaps(samples: HoleSamples, disc_colours: np.ndarray) -> np.ndarray:
             shown, beyond = like[index][hole], outermost[index][hole]
             spilled[index] |= (filled[hole] == index) & shown[..., ray] & ~beyond[..., away].any(axis=-1)
             whole[index] |= (filled[hole] == index) & shown[..., ray]
-            reached[index] |= (filled[hole] < 0) & shown[..., ray]
-            open_hole[index] |= filled[hole] < 0
-    return spilled | (whole & open_hole & ~reached)
+            unreached[index] |= (filled[hole] < 0) & ~shown[..., ray]
+    return spilled | (whole & unreached)
 
 
 def _disc_coloured_corners(samples: HoleSamples, disc_colours: np.ndarray) -> np.ndarray:
