@@ -11,22 +11,22 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
 
 import cv2
 import numpy as np
 
-from vision.classify import Classification, classify, doubting_impossible_counts
+from vision.classify import classify, doubting_impossible_counts
 from vision.colour_names import LETTERS, colour_letters
 from vision.deep_holes import cut_short, in_lenses, seen_thickness, thin_face_lens_depth, unproven_in_lenses
 from vision.frame_check import framed
 from vision.geometry import check_corners, check_shape, hole_centres_px
 from vision.hole_samples import FACE_RADIUS, HoleSamples, from_weighted_lab_to_bgr, sample_holes, to_weighted_lab
 from vision.known_board import judged_against_known, with_empty_look
-from vision.lens_rings import ring_discs_in_lenses, shows_ring_discs, with_sure_ring_discs
+from vision.lens_rings import shows_ring_discs
 from vision.localise import BoardNotFoundError, locate_board, refine_corners
+from vision.looks import SURE, Look, as_calibrated, kept_look, unsure_holes_show_rings, with_thin_face_rings
 from vision.occlusion import (
     OCCLUDED_CONFIDENCE,
     covered_sentence,
@@ -52,8 +52,6 @@ DIM_LIFT = 2.0
 # board is too dark to trust: a board lifted from 30% light stays above it, one from 15% light mostly falls below.
 MIN_BOARD_LIGHTNESS = 26.0
 TOO_DARK = "too dark to read: add light"
-# The confidence from which a cell counts as read (vision.reliability's SURE).
-SURE = 0.9
 COVERED_BOARD = "the holes look like the board around them: something covers the board or the camera"
 # With this share of the holes looking just as on the empty board, nothing covers the board.
 CLEAR_BOARD_SHARE = 0.5
@@ -96,82 +94,6 @@ class BoardReading:
     def covered_columns(self) -> list[int]:
         """0-based columns with a covered hole, left to right."""
         return [] if self.covered is None else [int(c) for c in np.flatnonzero(self.covered.any(axis=0))]
-
-
-class _Look(NamedTuple):
-    """A lattice's holes as seen and read: as a thin face's holes and, when that sees no board or takes holes for
-    covered as a thick face's tunnels make it do, in their lenses too (vision.deep_holes)."""
-
-    found: np.ndarray
-    samples: HoleSamples
-    result: Classification
-    off_frame: str | None
-    too_dark: bool
-
-    def unsure_cells(self) -> int:
-        """Cells read below SURE or covered: the look that explains the frame with fewer is kept (_kept)."""
-        return int(((self.result.confidence < SURE) | ~self.samples.visible.reshape(self.result.grid.shape)).sum())
-
-
-def _kept(plain: _Look, lenses: _Look, may_switch: bool, cut: np.ndarray) -> _Look:
-    """Of a thick face's holes read as a thin face's (`plain`) and in their lenses, the plain look, or when it took
-    some holes for covered or the lenses show ring discs (`may_switch`) the look with fewer unsure cells. A cell
-    the other look reads otherwise at SURE, or as a disc at all, is unsure in the look kept (two ways of seeing one
-    hole that disagree: a disc behind a thick face shows in its lens, one behind a thin face's hole in the plain look),
-    and so is a hole the plain look kept read empty that a disc colour fills but for a crescent (`cut`)."""
-    is_lenses = may_switch and lenses.unsure_cells() < plain.unsure_cells()
-    kept, other = (lenses, plain) if is_lenses else (plain, lenses)
-    if not is_lenses:  # a ring disc found deep in its lens is one, however the plain look saw it
-        result, rings = with_sure_ring_discs(lenses.samples, lenses.result, plain.result, SURE)
-        kept, cut = kept._replace(result=result), cut & ~rings
-    differs = (other.result.grid != kept.result.grid) & other.samples.visible.reshape(kept.result.grid.shape)
-    doubted = differs & ((other.result.confidence >= SURE) | (other.result.grid != 0)) | (cut & (not is_lenses))
-    return _doubting(kept, doubted)
-
-
-def _unsure_rings(plain: _Look, image: np.ndarray, thickness: float, reference: tuple[np.ndarray, ...]) -> bool:
-    """Whether a hole the plain look is unsure of shows a ring disc in its lens `thickness` pitches deep
-    (vision.lens_rings): only then is reading every lens worth its cost."""
-    unsure = plain.result.confidence.ravel() < SURE
-    lenses = in_lenses(plain.samples, image, plain.found, thickness)
-    lenses = dataclasses.replace(lenses, covered=~(lenses.visible & unsure))
-    return bool(ring_discs_in_lenses(lenses, reference).any())
-
-
-def _with_thin_face_rings(plain: _Look, lenses: Callable[[], _Look], reference: tuple[np.ndarray, ...]) -> _Look:
-    """A thin face's holes seen far aside (`plain`) with the cells it is unsure of read in their lenses at a thin
-    face's depth, where those show ring discs and leave fewer cells unsure: a ring disc's hole nears the rim there, and
-    the plain look takes the disc for one cut short. A cell the plain look reads sure stays, unsure where the lenses
-    read it otherwise at SURE or as a disc (as _kept doubts). Any other board keeps its plain look."""
-    try:
-        look = lenses()
-    except BoardNotFoundError:
-        return plain
-    if look.unsure_cells() >= plain.unsure_cells() or not shows_ring_discs(look.samples, look.result.grid, reference):
-        return plain
-    thin, lens = plain.result, look.result
-    sure = thin.confidence >= SURE
-    grid = np.where(sure, thin.grid, lens.grid).astype(np.int8)
-    merged = dataclasses.replace(thin, grid=grid, confidence=np.where(sure, thin.confidence, lens.confidence))
-    doubted = sure & (lens.grid != thin.grid) & ((lens.confidence >= SURE) | (lens.grid != 0))
-    return _doubting(plain._replace(result=merged), doubted)
-
-
-def _as_calibrated(refined: _Look, calibrated: Callable[[], _Look]) -> _Look:
-    """Of the holes read where calibrated corners were refined to (the rims the frame shows) and where calibration put
-    them, the look with fewer unsure cells, doubting what the other reads otherwise (_kept): seen from aside, the
-    rims of a thin face lie off the discs behind them, and discs read there show crescents of the face."""
-    try:
-        other = calibrated()
-    except BoardNotFoundError:
-        return refined
-    return _kept(refined, other, True, np.zeros(refined.result.grid.shape, dtype=bool))
-
-
-def _doubting(look: _Look, doubted: np.ndarray) -> _Look:
-    """The look with the `doubted` cells ((rows, cols) bool) no surer than OCCLUDED_CONFIDENCE."""
-    confidence = np.where(doubted, np.minimum(look.result.confidence, OCCLUDED_CONFIDENCE), look.result.confidence)
-    return look._replace(result=dataclasses.replace(look.result, confidence=confidence))
 
 
 def _check_image(image_bgr: np.ndarray) -> np.ndarray:
@@ -297,7 +219,7 @@ def read(
         own_faces[np.asarray(lattice).tobytes()] = samples.face
         return samples if known_face is None else dataclasses.replace(samples, face=known_face)
 
-    def looked(lattice: np.ndarray, tunnels: bool) -> _Look:
+    def looked(lattice: np.ndarray, tunnels: bool) -> Look:
         """The holes of a lattice as seen, or BoardNotFoundError; `tunnels`: read in their lenses (vision.deep_holes)."""
         samples = sample(lattice)
         too_dark = _is_too_dark(samples, is_dim)
@@ -342,7 +264,7 @@ def read(
             unproven = unproven_in_lenses(samples, result.grid)
             confidence = np.where(unproven, np.minimum(result.confidence, OCCLUDED_CONFIDENCE), result.confidence)
             result = dataclasses.replace(result, confidence=confidence)
-        return _Look(lattice, samples, result, off_frame, too_dark)
+        return Look(lattice, samples, result, off_frame, too_dark)
 
     try:
         given = None if corners is None else check_corners(corners)
@@ -355,7 +277,7 @@ def read(
         except BoardNotFoundError as error:
             unseen = error
         if plain is not None and given is not None and found is not given and plain.unsure_cells():
-            plain = _as_calibrated(plain, lambda: looked(given, tunnels=False))
+            plain = as_calibrated(plain, lambda: looked(given, tunnels=False))
         hidden = plain is None or not plain.samples.visible.all()  # what a thick face's tunnels do to a plain look
         # Holes read empty that a disc colour fills but for a crescent, or cells read unsure, as many as the discs read:
         # a tunnel's wall cuts short every disc behind a thick face seen aside (a loose disc or two are what they seem).
@@ -367,17 +289,17 @@ def read(
         if thickness:
             look = looked(lattice, tunnels=True)
             if plain is not None:
-                look = _kept(plain, look, hidden or shows_ring_discs(look.samples, look.result.grid, reference), cut)
+                look = kept_look(
+                    plain, look, hidden or shows_ring_discs(look.samples, look.result.grid, reference), cut
+                )
         elif plain is None:
             raise unseen
         else:  # a thin face: where it is seen far aside, its ring discs may show in their lenses only
             is_unsure = reference is not None and plain.unsure_cells() > 0
             image_size = (image.shape[1], image.shape[0])
             thickness = thin_face_lens_depth(lattice, (rows, cols), image_size) if is_unsure else 0.0
-            is_ringed = bool(thickness) and _unsure_rings(plain, image, thickness, reference)
-            look = (
-                _with_thin_face_rings(plain, lambda: looked(lattice, tunnels=True), reference) if is_ringed else plain
-            )
+            is_ringed = bool(thickness) and unsure_holes_show_rings(plain, image, thickness, reference)
+            look = with_thin_face_rings(plain, lambda: looked(lattice, tunnels=True), reference) if is_ringed else plain
     except BoardNotFoundError as error:
         return BoardReading(
             grid=np.zeros((rows, cols), dtype=np.int8),

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from vision.degrade import HANDS, Degraded, apply_change
+from vision.looks import SURE
 from vision.reading import BoardReading, read
 
-SURE = 0.9  # a cell at or above this confidence is acted on without looking again
 CONFIDENCE_BINS = (0.0, 0.5, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0)
 HIDDEN = 0.5  # a hole a hand hides at least this much of cannot be read through it
 
