@@ -23,6 +23,7 @@ MAX_NEW_DISCS = 2
 CONTRADICTED_CONFIDENCE = 0.5
 TOO_MANY_NEW = "{count} new discs since the last move: something looks like discs, looking again"
 CHANGED_COLOUR = "{count} discs the game knows show the other colour: looking again"
+UNPROVEN_REMOVAL = "{where} read empty, yet unlike the empty board: looking again"
 
 
 def judged_against_known(
@@ -73,3 +74,18 @@ def with_empty_look(
     counts = count_problem(emptied)
     kept = [problem for problem in problems if problem != count_problem(grid)]
     return emptied, kept + ([counts] if counts else [])
+
+
+def doubted_removals(
+    grid: np.ndarray, confidence: np.ndarray, covered: np.ndarray, known: np.ndarray, as_on_empty_board: np.ndarray
+) -> tuple[np.ndarray, list[str]]:
+    """The confidence of `grid` (row 0 at the bottom) lowered where a disc the game knows (`known`) reads gone, its
+    hole not `covered`, yet does not look as on the empty board (`as_on_empty_board`, (rows, cols) bool): a disc
+    taken out leaves its hole as it was then, a forearm across a clear board that the reader does not see in front
+    does not; and a sentence when any is."""
+    unproven = (np.asarray(known) != 0) & (grid == 0) & ~covered & ~np.asarray(as_on_empty_board, dtype=bool)
+    if not unproven.any():
+        return confidence, []
+    where = ", ".join(f"column {column + 1} row {row + 1}" for row, column in np.argwhere(unproven))
+    doubted = np.where(unproven, np.minimum(confidence, CONTRADICTED_CONFIDENCE), confidence)
+    return doubted, [UNPROVEN_REMOVAL.format(where=where)]

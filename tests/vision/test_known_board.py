@@ -8,8 +8,15 @@ import pytest
 from conftest import RED_BGR, YELLOW_BGR, Scene, random_game_grid, render_board
 
 import vision
-from vision.known_board import CHANGED_COLOUR, TOO_MANY_NEW, judged_against_known, with_empty_look
+from vision.known_board import (
+    CHANGED_COLOUR,
+    TOO_MANY_NEW,
+    doubted_removals,
+    judged_against_known,
+    with_empty_look,
+)
 from vision.reliability import SURE
+from vision.stabiliser import DEFAULT_MIN_CONFIDENCE
 
 CALIBRATED = (RED_BGR, YELLOW_BGR)
 
@@ -81,3 +88,22 @@ def test_a_hole_whose_inside_alone_is_unchanged_is_emptied_only_beside_another_n
     # Holes unchanged face ring and all are emptied whatever else shows.
     grid, _ = with_empty_look(read_one, [], known, insides)
     assert grid[1, 3] == 0
+
+
+def test_a_known_disc_read_gone_is_unsure_unless_its_hole_looks_as_on_the_empty_board() -> None:
+    """Room 19 (issue 37): a forearm across a clear board that the reader did not see in front read eight known
+    discs gone at full confidence, and the game named one taken out."""
+    known = np.zeros((6, 7), np.int8)
+    known[0, 2:5] = (1, 2, 1)
+    grid = known.copy()
+    grid[0, 3] = 0  # read gone
+    sure, nothing_covered = np.ones((6, 7)), np.zeros((6, 7), bool)
+    unlike = np.ones((6, 7), bool)
+    unlike[0, 3] = False
+    confidence, problems = doubted_removals(grid, sure, nothing_covered, known, unlike)
+    assert confidence[0, 3] < DEFAULT_MIN_CONFIDENCE and (np.delete(confidence.ravel(), 3) == 1).all()
+    assert problems and "column 4 row 1" in problems[0]
+    taken_out = doubted_removals(grid, sure, nothing_covered, known, np.ones((6, 7), bool))  # as on the empty board
+    behind_a_hand = doubted_removals(grid, sure, ~nothing_covered, known, unlike)  # read covered
+    for confidence, problems in (taken_out, behind_a_hand):
+        assert (confidence == 1).all() and problems == []
