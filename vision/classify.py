@@ -148,8 +148,9 @@ def _evaluate(
     return _Outcome(score - float(discarded.sum()) - COLOUR_COST * len(colours), grid, cell_scores, colours, dents)
 
 
-def _best_hypothesis(samples: HoleSamples, band: Band) -> _Outcome:
+def _best_hypothesis(samples: HoleSamples, band: Band, is_learnt: bool = True) -> _Outcome:
     """Try every pair of candidate colours (and single colours, and none); keep the best legal explanation.
+    `is_learnt` False: without the prior that disc colours are vivid (as _cell_scores).
 
     Under each hypothesis the other candidates (but shades of its colours) are what is behind the board: they claim the ring pixels
     they explain better than any shade of the hypothesis' colours (as in background_claims), so a room of
@@ -176,7 +177,7 @@ def _best_hypothesis(samples: HoleSamples, band: Band) -> _Outcome:
     hypotheses = [()] + [(i,) for i in range(len(candidates))] + pairs
     to_band = band.distances(candidates)
     alone = [
-        _cell_scores(samples, (colour,), distances[[i]], band_covered=band.coverage(to_band[[i]]))[0]
+        _cell_scores(samples, (colour,), distances[[i]], None, band.coverage(to_band[[i]]), is_learnt)[0]
         for i, colour in enumerate(candidates)
     ]
 
@@ -201,7 +202,7 @@ def _best_hypothesis(samples: HoleSamples, band: Band) -> _Outcome:
         if indices and others:
             claimed = distances[others].min(axis=0) < shaded[list(indices)].min(axis=0)
         band_covered = band.coverage(to_band[list(indices)], to_band[others] if indices else None)
-        cell_scores = _cell_scores(samples, colours, distances[list(indices)], claimed, band_covered)
+        cell_scores = _cell_scores(samples, colours, distances[list(indices)], claimed, band_covered, is_learnt)
         if best is not None and _bound(cell_scores, len(indices)) <= best.score:
             continue
         if indices and np.isnan(dents).all():
@@ -322,10 +323,11 @@ def classify(
     if reference_colours is None:
         confidence = doubting_impossible_counts(outcome.grid, confidence)
     confidence = np.minimum(confidence, _partly_filled_cap(outcome, is_learnt=reference_colours is None))
-    background = distinct_backgrounds(background_colours(samples, outcome.grid, outcome.colours), outcome.colours)
-    claimed = background_claims(samples, outcome.colours, background, CLEAR_CLAIM_MARGIN) if background else None
+    proof = outcome if outcome.colours or reference_colours is not None else _dull_discs(samples, band) or outcome
+    background = distinct_backgrounds(background_colours(samples, proof.grid, proof.colours), proof.colours)
+    claimed = background_claims(samples, proof.colours, background, CLEAR_CLAIM_MARGIN) if background else None
     unproven = unproven_empty(
-        samples, outcome.grid, outcome.colours, outcome.dents, claimed, with_burnt_middles(samples, band)
+        samples, outcome.grid, proof.colours, proof.dents, claimed, with_burnt_middles(samples, band)
     )
     confidence = np.where(unproven, np.minimum(confidence, UNPROVEN_EMPTY_CONFIDENCE), confidence)
     grazed = np.zeros(samples.shape, dtype=bool) if samples.grazed is None else samples.grazed.reshape(samples.shape)
@@ -335,6 +337,16 @@ def classify(
     confidence = np.where(room_like, np.minimum(confidence, ROOM_LIKE_DISC_CONFIDENCE), confidence)
     confidence = np.where(samples.visible.reshape(samples.shape), confidence, 0.0)
     return Classification(outcome.grid, confidence, outcome.colours, problems, outcome.score)
+
+
+def _dull_discs(samples: HoleSamples, band: Band) -> _Outcome | None:
+    """The best reading of a board read with no disc colours when two colours however dull are taken for discs, if it
+    holds discs; else None. Black discs lose to an empty board by the prior that discs are vivid alone (the more so
+    ring discs, whose middles show the room, covering their rings in part), so where such a pair stacks and balances
+    as discs do, the holes it fills or cuts short (vision.empty_proof) are no proven empty holes. The room seen
+    through an empty board's holes is mostly one colour: one dull colour counted as discs cannot balance its counts."""
+    dull = _best_hypothesis(samples, band, is_learnt=False)
+    return dull if len(dull.colours) == 2 and (dull.grid != 0).any() else None
 
 
 def _of_read_colour(per_colour: np.ndarray, grid: np.ndarray) -> np.ndarray:

@@ -92,3 +92,18 @@ def test_the_robots_ring_disc_late_in_the_game_reads_sure_as_the_game_reads_it()
     shown = _rows(["2120110", "2210110", "1210212", "2110121", "2120222", "2110212"])
     assert reading.grid[3, 6] == 2 and reading.confidence[3, 6] >= SURE, (reading.grid, reading.confidence)
     assert not ((reading.grid != shown) & (reading.confidence >= SURE)).any(), (reading.grid, reading.confidence)
+
+
+def test_black_and_red_ring_discs_read_with_corners_only_are_never_sure_empty() -> None:
+    """The same frame read with its corners only, no colours learnt: black discs lose to an empty board by the prior
+    that discs are vivid, ring discs cover their rings in part, so no disc colours at all explains the board best;
+    the holes two dull colours fill as discs do are then no proven empty holes."""
+    shown = _rows(["2120110", "2210110", "1210212", "2110121", "2120222", "2110212"])
+    reading = vision.read(
+        cv2.imread(str(DATA / "sim_thin_face_ring_discs_late_game.png")),
+        (6, 7),
+        np.asarray([[218.04, 142.68], [451.95, 137.5], [444.95, 369.1], [222.27, 323.38]]),
+    )
+    sure = reading.confidence >= SURE
+    assert not ((shown > 0) & (reading.grid == 0) & sure).any(), (reading.grid, reading.confidence)
+    assert not ((reading.grid != 0) & sure & (shown == 0)).any(), (reading.grid, reading.confidence)
