@@ -291,13 +291,18 @@ def _with_background(
 
 
 def classify(
-    samples: HoleSamples, reference_colours: tuple[np.ndarray, ...] | None = None, band: Band | None = None
+    samples: HoleSamples,
+    reference_colours: tuple[np.ndarray, ...] | None = None,
+    band: Band | None = None,
+    doubts_dull_discs: bool = True,
 ) -> Classification:
     """Label every hole empty / colour 1 / colour 2; learn the colours unless calibration gives them.
 
     A first reading decides which holes are empty; what those show (the room behind the board) then
     competes with the disc colours in the readings that follow. `band`: the samples are already banded
     (vision.rim_band.banded) and these are their bands, as when one frame is read with several colours.
+    `doubts_dull_discs` False: a board read empty with no colours keeps its empty holes' confidence without the
+    search for dull discs (_dull_discs), for a caller that uses only the colours and the grid (a check).
     """
     if band is None:
         samples, band = banded(samples)
@@ -323,7 +328,8 @@ def classify(
     if reference_colours is None:
         confidence = doubting_impossible_counts(outcome.grid, confidence)
     confidence = np.minimum(confidence, _partly_filled_cap(outcome, is_learnt=reference_colours is None))
-    proof = outcome if outcome.colours or reference_colours is not None else _dull_discs(samples, band) or outcome
+    is_proved = outcome.colours or reference_colours is not None or not doubts_dull_discs
+    proof = outcome if is_proved else _dull_discs(samples, band) or outcome
     background = distinct_backgrounds(background_colours(samples, proof.grid, proof.colours), proof.colours)
     claimed = background_claims(samples, proof.colours, background, CLEAR_CLAIM_MARGIN) if background else None
     unproven = unproven_empty(

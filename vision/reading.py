@@ -258,7 +258,10 @@ def read(
         result = classify(ringed, reference, band)
         if reference is not None:
             result = checked_against_frame(
-                result, classify(ringed, band=band), reference, lambda colours: classify(ringed, colours, band)
+                result,
+                classify(ringed, band=band, doubts_dull_discs=False),
+                reference,
+                lambda colours: classify(ringed, colours, band),
             )
         if tunnels:  # a lens one colour fills as a disc does is no proven empty hole
             unproven = unproven_in_lenses(samples, result.grid)
