@@ -11,15 +11,12 @@ that changed all face it), or a hole between discs on every side would have no s
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 
 from vision.hole_samples import RAY_COUNT, SECTOR_COUNT
-from vision.occlusion import covered_sentence
 from vision.reading import BoardReading
 from vision.reliability import SURE
-from vision.unchanged import PATCH_COUNT, RAYS_PER_PATCH, UNCHANGED_DISTANCE, disc_patches
+from vision.unchanged import PATCH_COUNT, RAYS_PER_PATCH, UNCHANGED_DISTANCE, disc_patches, with_covered
 
 # A patch faces a neighbour when the direction of its middle from the hole's centre is within this many degrees of
 # the neighbour's: the half of the hole on its side. Seen aslant, a disc shows up to 70 degrees off its own direction.
@@ -95,12 +92,9 @@ def trust_looks_beside_discs(
     trusted = doubted & ~new & changed_toward_one_disc(moved, discs)
     if not trusted.any():
         return reading
-    still_covered = covered & ~trusted
-    problems = [p for p in reading.problems if not p.startswith("something in front")]
-    return dataclasses.replace(
+    return with_covered(
         reading,
+        covered & ~trusted,
         grid=np.where(trusted, known, reading.grid).astype(reading.grid.dtype),
         confidence=np.where(trusted, SURE, reading.confidence),
-        covered=still_covered,
-        problems=([covered_sentence(still_covered)] if still_covered.any() else []) + problems,
     )

@@ -260,7 +260,7 @@ def trust_unchanged_empties(
     )
     if not trusted.any():
         return reading
-    return _with_covered(
+    return with_covered(
         reading,
         covered & ~trusted,
         grid=np.where(trusted, 0, reading.grid).astype(reading.grid.dtype),
@@ -447,7 +447,7 @@ def _with_disc(
     grid, confidences, covered = reading.grid.copy(), reading.confidence.copy(), reading.covered_holes.copy()
     grid[row, column], confidences[row, column], covered[row, column] = player, confidence, False
     problems = [p for p in reading.problems if not p.startswith(f"column {column + 1} row {row + 1} changed")]
-    return _with_covered(
+    return with_covered(
         dataclasses.replace(reading, problems=problems + ([said] if said else [])),
         covered,
         grid=grid,
@@ -498,7 +498,7 @@ def trust_unchanged_discs(
         trusted = doubted & (moved.max(axis=1) < UNCHANGED_DISTANCE).reshape(known.shape)
     if not trusted.any():
         return reading
-    return _with_covered(
+    return with_covered(
         reading,
         covered & ~trusted,
         grid=np.where(trusted, known, reading.grid).astype(reading.grid.dtype),
@@ -526,7 +526,7 @@ def cover_unproven_removals(
     hidden = gone & ~unchanged
     if not hidden.any():
         return reading
-    return _with_covered(reading, covered | hidden)
+    return with_covered(reading, covered | hidden)
 
 
 def _empty_board_fits(unchanged: np.ndarray, known_empty: np.ndarray) -> bool:
@@ -535,7 +535,7 @@ def _empty_board_fits(unchanged: np.ndarray, known_empty: np.ndarray) -> bool:
     return not known_empty.any() or unchanged[known_empty].mean() >= REFERENCE_VALID_SHARE
 
 
-def _with_covered(reading: BoardReading, covered: np.ndarray, **changes: np.ndarray) -> BoardReading:
+def with_covered(reading: BoardReading, covered: np.ndarray, **changes: np.ndarray) -> BoardReading:
     """`reading` with `covered` as its covered holes and its sentence about them said again (none when none is)."""
     problems = [p for p in reading.problems if not p.startswith("something in front")]
     said = [covered_sentence(covered)] if covered.any() else []
