@@ -16,7 +16,7 @@ import numpy as np
 from vision.hole_samples import RAY_COUNT, SECTOR_COUNT
 from vision.reading import BoardReading
 from vision.reliability import SURE
-from vision.unchanged import PATCH_COUNT, RAYS_PER_PATCH, UNCHANGED_DISTANCE, disc_patches, with_covered
+from vision.unchanged import PATCH_COUNT, RAYS_PER_PATCH, UNCHANGED_DISTANCE, disc_patches, trusting
 
 # A patch faces a neighbour when the direction of its middle from the hole's centre is within this many degrees of
 # the neighbour's: the half of the hole on its side. Seen aslant, a disc shows up to 70 degrees off its own direction.
@@ -92,9 +92,4 @@ def trust_looks_beside_discs(
     trusted = doubted & ~new & changed_toward_one_disc(moved, discs)
     if not trusted.any():
         return reading
-    return with_covered(
-        reading,
-        covered & ~trusted,
-        grid=np.where(trusted, known, reading.grid).astype(reading.grid.dtype),
-        confidence=np.where(trusted, SURE, reading.confidence),
-    )
+    return trusting(reading, trusted, known)

@@ -260,12 +260,7 @@ def trust_unchanged_empties(
     )
     if not trusted.any():
         return reading
-    return with_covered(
-        reading,
-        covered & ~trusted,
-        grid=np.where(trusted, 0, reading.grid).astype(reading.grid.dtype),
-        confidence=np.where(trusted, SURE, reading.confidence),
-    )
+    return trusting(reading, trusted, 0)
 
 
 def doubt_changed_empties(
@@ -498,12 +493,7 @@ def trust_unchanged_discs(
         trusted = doubted & (moved.max(axis=1) < UNCHANGED_DISTANCE).reshape(known.shape)
     if not trusted.any():
         return reading
-    return with_covered(
-        reading,
-        covered & ~trusted,
-        grid=np.where(trusted, known, reading.grid).astype(reading.grid.dtype),
-        confidence=np.where(trusted, SURE, reading.confidence),
-    )
+    return trusting(reading, trusted, known)
 
 
 def cover_unproven_removals(
@@ -533,6 +523,17 @@ def _empty_board_fits(unchanged: np.ndarray, known_empty: np.ndarray) -> bool:
     """Whether the empty board's look still fits this frame: most holes the game knows empty (`known_empty`, not
     covered) are `unchanged` since (REFERENCE_VALID_SHARE); a change of light or a moved camera changes every hole."""
     return not known_empty.any() or unchanged[known_empty].mean() >= REFERENCE_VALID_SHARE
+
+
+def trusting(reading: BoardReading, trusted: np.ndarray, values: np.ndarray | int) -> BoardReading:
+    """`reading` with the `trusted` holes ((rows, cols) bool) read surely as `values` (the game's board, or 0) and no
+    longer covered: they look as the game knows them."""
+    return with_covered(
+        reading,
+        reading.covered_holes & ~trusted,
+        grid=np.where(trusted, values, reading.grid).astype(reading.grid.dtype),
+        confidence=np.where(trusted, SURE, reading.confidence),
+    )
 
 
 def with_covered(reading: BoardReading, covered: np.ndarray, **changes: np.ndarray) -> BoardReading:
