@@ -29,6 +29,7 @@ from vision.hole_samples import (
     shaded_distances,
     to_weighted_lab,
 )
+from vision.known_board import doubted_removals
 from vision.occlusion import FACE_RING_RADIUS_PITCH, covered_sentence, face_tinted
 from vision.reading import BoardReading
 from vision.reference_light import in_reference_light, light_gains
@@ -502,8 +503,9 @@ def cover_unproven_removals(
     """`reading` of `frame` with the holes the game knows hold a disc (`known_discs`, (rows, cols) bool) that read
     empty marked covered unless they look as they did in frames of the empty board (`empty_reference`, sampled at
     `corners`): a disc taken out leaves the hole as it was on the empty board, a sleeve or a shadow in front of
-    it does not. While the reference no longer fits the holes known empty (REFERENCE_VALID_SHARE), the reading
-    is left as it is."""
+    it does not. While the reference no longer fits the holes known empty (REFERENCE_VALID_SHARE), as a forearm
+    across most of a clear board that the reader does not see in front makes it, such discs are unsure instead
+    (vision.known_board.doubted_removals)."""
     if not reading.is_board_found:
         return reading
     covered = reading.covered_holes
@@ -512,7 +514,8 @@ def cover_unproven_removals(
         return reading
     unchanged = unchanged_holes(empty_reference, _looked_at(frame, corners, reading.grid.shape))
     if not _empty_board_fits(unchanged, ~known_discs & ~covered):
-        return reading
+        confidence, said = doubted_removals(reading.grid, reading.confidence, covered, known_discs, unchanged)
+        return dataclasses.replace(reading, confidence=confidence, problems=[*reading.problems, *said])
     hidden = gone & ~unchanged
     if not hidden.any():
         return reading

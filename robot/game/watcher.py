@@ -22,7 +22,6 @@ named (`notify`, EventKind.LIGHT_CHANGED), as are colours too close to tell apar
 from __future__ import annotations
 
 import copy
-import dataclasses
 import time
 from collections.abc import Callable, Sequence
 
@@ -33,7 +32,6 @@ from vision import BoardReading, Stabiliser, read
 from vision.cameras import Camera
 from vision.colour_model import ColourModel
 from vision.hole_samples import face_colour, sample_holes
-from vision.known_board import doubted_removals
 from vision.localise import BoardNotFoundError, locate_board
 from vision.moves import players_grid
 from vision.neighbour_looks import trust_looks_beside_discs
@@ -261,21 +259,7 @@ class BoardWatcher:
         reading = trust_looks_beside_discs(
             reading, frame, self.corners, self.known_board, self.disc_reference, self._disc_light, self.empty_reference
         )
-        reading = cover_unproven_removals(reading, frame, self.corners, self.known_board != 0, self.empty_reference)
-        return self._doubt_unproven_removals(reading, frame)
-
-    def _doubt_unproven_removals(self, reading: BoardReading, frame: np.ndarray) -> BoardReading:
-        """`reading` unsure where a disc the game knows reads gone, uncovered, yet its hole does not look as on the
-        empty board (vision.known_board.doubted_removals): cover_unproven_removals leaves such a disc as read when the
-        empty board's look fits too few holes, as a forearm across most of a clear board makes it."""
-        gone = (self.known_board != 0) & (reading.grid == 0) & ~reading.covered_holes
-        if not reading.is_board_found or not gone.any():
-            return reading
-        as_on_empty = as_on_empty_board(frame, self.corners, self.shape, self.empty_reference)
-        confidence, said = doubted_removals(
-            reading.grid, reading.confidence, reading.covered_holes, self.known_board, as_on_empty
-        )
-        return dataclasses.replace(reading, confidence=confidence, problems=[*reading.problems, *said])
+        return cover_unproven_removals(reading, frame, self.corners, self.known_board != 0, self.empty_reference)
 
     def _read_with(self, frame: np.ndarray, known: np.ndarray | None) -> BoardReading:
         """vision.read with the colours and face of now, the board the game knows, and the holes that look as on the
